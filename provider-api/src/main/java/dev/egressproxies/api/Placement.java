@@ -1,0 +1,20 @@
+package dev.egressproxies.api;
+
+import java.util.Objects;
+
+/**
+ * Where and as what an instance is created: a zone (for the KVM backends, a host), a machine
+ * type and an image, each a name the provider entry's configuration defines.
+ *
+ * @param zone        the zone; {@code ""} lets the backend choose when it has only one
+ * @param machineType the machine type name
+ * @param image       the image name (or, where a backend allows it, a URL)
+ */
+public record Placement(String zone, String machineType, String image) {
+    /** Normalises absent values to {@code ""}. */
+    public Placement {
+        zone = Objects.requireNonNullElse(zone, "");
+        machineType = Objects.requireNonNullElse(machineType, "");
+        image = Objects.requireNonNullElse(image, "");
+    }
+}

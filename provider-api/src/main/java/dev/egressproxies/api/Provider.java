@@ -1,0 +1,84 @@
+package dev.egressproxies.api;
+
+import java.util.List;
+
+/**
+ * A backend that creates, inspects and deletes egress-proxy instances: one configured provider
+ * entry, built by its plugin's {@link dev.egressproxies.api.spi.ProviderFactory}.
+ *
+ * <h2>Errors</h2>
+ * Every method fails only with {@link ProviderException}, whose {@link ErrorKind kind} tells the
+ * caller whether to retry and whose operation, entry and instance ID say where it failed.
+ *
+ * <h2>Deadlines and cancellation</h2>
+ * Every method takes a {@link Deadline}. When it passes, or when the calling thread is interrupted,
+ * the method returns within about a second, even if the backend it waits on hangs, by throwing a
+ * {@link ErrorKind#TRANSIENT} {@link ProviderException} (see
+ * {@link ProviderException#deadlineExceeded} and {@link ProviderException#interrupted}; the
+ * interrupt flag stays set). Whatever a call abandoned midway is left in a state the next call
+ * repairs: nothing is lost and nothing leaks.
+ *
+ * <h2>Threads</h2>
+ * Implementations are safe for concurrent use by many threads.
+ */
+public interface Provider extends AutoCloseable {
+
+    /**
+     * Makes the named instance exist and run, and returns its provider ID.
+     *
+     * <p>Idempotent: the same name never yields a second instance. An existing stopped instance is
+     * only started; what an interrupted create left behind is reused when it is known to be
+     * complete and rebuilt when it may be truncated. Implementations call
+     * {@link CreateRequest#validate(String)} first and check the placement against their
+     * configuration before any I/O, so a bad request is {@link ErrorKind#PERMANENT} and creates
+     * nothing.
+     *
+     * @return the provider ID, accepted as is by {@link #get} and {@link #delete}
+     * @throws ProviderException PERMANENT for a bad request or placement, QUOTA_EXCEEDED when the
+     *                           backend lacks room, TRANSIENT for anything worth retrying
+     */
+    String create(CreateRequest request, Deadline deadline);
+
+    /**
+     * Reports the instance with this provider ID.
+     *
+     * @throws ProviderException NOT_FOUND when it does not exist, PERMANENT when the ID is malformed
+     */
+    Instance get(String id, Deadline deadline);
+
+    /**
+     * Deletes the instance with this provider ID and everything made for it.
+     *
+     * <p>Idempotent at every step: deleting what is already gone, in whole or in part, succeeds.
+     *
+     * @throws ProviderException PERMANENT when the ID is malformed, TRANSIENT when a step failed
+     */
+    void delete(String id, Deadline deadline);
+
+    /**
+     * Lists every instance this platform created through this entry (marked as managed in the
+     * instance's own metadata), across all of the entry's zones; instances made by anyone else are
+     * left out.
+     *
+     * <p>All or nothing: when any zone or host cannot be read, the whole call fails, because
+     * orphan collection must never act on a partial view. A single unreadable instance is skipped.
+     *
+     * @throws ProviderException TRANSIENT when any zone or host could not be read
+     */
+    List<Instance> listManaged(Deadline deadline);
+
+    /**
+     * Checks, without changing anything, that this entry can work: its backend is reachable, its
+     * credentials and configuration are accepted. Used by {@code egressctl check}.
+     *
+     * @return one result per check made; empty when there is nothing to check
+     */
+    default List<PreflightCheck> preflight(Deadline deadline) {
+        return List.of();
+    }
+
+    /** Releases connections and threads; the provider is not used afterwards. */
+    @Override
+    default void close() {
+    }
+}

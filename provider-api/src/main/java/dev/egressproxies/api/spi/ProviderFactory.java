@@ -1,0 +1,57 @@
+package dev.egressproxies.api.spi;
+
+import dev.egressproxies.api.Provider;
+
+/**
+ * A plugin's entry point: it names a backend type, declares the configuration record an entry of
+ * that type binds to, and builds a {@link Provider} for one configured entry.
+ *
+ * <p>Plugins register implementations with {@link java.util.ServiceLoader}: a {@code provides}
+ * clause in {@code module-info.java} on the module path, or a
+ * {@code META-INF/services/dev.egressproxies.api.spi.ProviderFactory} file on the class path.
+ * A factory has a public no-argument constructor and no state.
+ *
+ * @param <C> the configuration record type; the platform binds each entry's settings to it, so
+ *            its package must be open to reflection (an {@code opens} clause in module-info)
+ */
+public interface ProviderFactory<C> {
+
+    /** The type name that configuration entries select this backend by, for example {@code kvm}. */
+    String type();
+
+    /**
+     * The record that an entry's settings bind to. Unknown, missing or mistyped fields are
+     * rejected by the platform; a compact constructor that throws {@link IllegalArgumentException}
+     * reports anything else wrong with the values.
+     */
+    Class<C> configType();
+
+    /**
+     * Builds the provider for one configured entry. Reads and checks what the configuration names
+     * (files, catalogues) so that a bad entry fails here rather than on its first call; does no
+     * network I/O.
+     *
+     * @param entryName the entry's configured name, to put in errors and telemetry
+     * @param config    the entry's settings
+     * @param context   services the platform shares with every plugin
+     * @throws dev.egressproxies.api.ProviderException PERMANENT, operation CONFIGURE, when the
+     *                                                 entry cannot work
+     */
+    Provider create(String entryName, C config, ProviderContext context);
+
+    /**
+     * The plugin's version, for logs and {@code egressctl providers}: the module version, else
+     * the jar manifest's implementation version, else {@code "unknown"}.
+     */
+    default String version() {
+        Class<?> type = getClass();
+        return type.getModule().getDescriptor() != null
+                ? type.getModule().getDescriptor().rawVersion().orElseGet(() -> manifestVersion(type))
+                : manifestVersion(type);
+    }
+
+    private static String manifestVersion(Class<?> type) {
+        String version = type.getPackage().getImplementationVersion();
+        return version != null ? version : "unknown";
+    }
+}
