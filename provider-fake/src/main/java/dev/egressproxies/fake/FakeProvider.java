@@ -1,0 +1,207 @@
+package dev.egressproxies.fake;
+
+import dev.egressproxies.api.CreateRequest;
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Instance;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.PreflightCheck;
+import dev.egressproxies.api.Provider;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.fake.state.InstanceStore;
+import dev.egressproxies.fake.state.StoreCall;
+import dev.egressproxies.fake.state.StoredInstance;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The fake backend: a {@link Provider} whose instances exist only in memory or in a state file,
+ * honouring the whole contract, with hooks for tests.
+ *
+ * <p>Instances get IDs of the form {@code zone/name}, boot for the configured boot delay
+ * (PROVISIONING, no IP) and then run with an address from 198.51.100.0/24. Besides the contract,
+ * tests can {@linkplain #addUnmanaged add instances this platform did not create},
+ * {@linkplain #stop stop} instances and {@linkplain #faults inject faults}. Safe for concurrent
+ * use; a file-backed provider is also safe to share its file with other processes.
+ */
+public final class FakeProvider implements Provider {
+    /** How long the test hooks wait for the state file's lock. */
+    private static final Duration HOOK_TIMEOUT = Duration.ofSeconds(30);
+
+    private final String entry;
+    private final Clock clock;
+    private final PlacementResolver placements;
+    private final Lifecycle lifecycle;
+    private final InstanceStore store;
+    private final FaultInjector faults;
+
+    FakeProvider(String entry, FakeConfig config, Clock clock, InstanceStore store, FaultInjector faults) {
+        this.entry = entry;
+        this.clock = clock;
+        this.placements = new PlacementResolver(entry, config);
+        this.lifecycle = new Lifecycle(clock, config.bootDelay());
+        this.store = store;
+        this.faults = faults;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Errors about the request or its placement carry the request's name as instance ID (the
+     * ID is not known yet), later ones the provider ID. An instance of that name that this platform did not
+     * create is PERMANENT: it is never adopted.
+     */
+    @Override
+    public String create(CreateRequest request, Deadline deadline) {
+        // Validation is pure computation, so it goes first and every later error can carry the ID.
+        request.validate(entry);
+        String zone = placements.zoneFor(request);
+        String id = ProviderIds.format(zone, request.name());
+        deadline.check(Operation.CREATE, entry, id);
+        faults.next(Operation.CREATE).perform(Operation.CREATE, entry, id, deadline);
+        return store.update(new StoreCall(Operation.CREATE, id, deadline), instances -> {
+            StoredInstance existing = instances.get(id);
+            if (existing == null) {
+                instances.put(id, newInstance(id, request, instances));
+            } else if (!existing.managed()) {
+                throw new ProviderException(ErrorKind.PERMANENT, Operation.CREATE, entry, id, "an instance named '"
+                        + request.name() + "' already exists in zone '" + zone + "' but was not created by this"
+                        + " platform: delete it yourself or choose another name");
+            } else if (existing.stopped()) {
+                instances.put(id, existing.start(clock.instant()));
+            }
+            return id;
+        });
+    }
+
+    @Override
+    public Instance get(String id, Deadline deadline) {
+        deadline.check(Operation.GET, entry, id);
+        ProviderIds.requireWellFormed(id, Operation.GET, entry);
+        faults.next(Operation.GET).perform(Operation.GET, entry, id, deadline);
+        StoredInstance stored = store.read(new StoreCall(Operation.GET, id, deadline)).get(id);
+        if (stored == null) {
+            throw new ProviderException(ErrorKind.NOT_FOUND, Operation.GET, entry, id,
+                    "no instance with this ID exists: it was deleted or never created");
+        }
+        return lifecycle.describe(stored);
+    }
+
+    @Override
+    public void delete(String id, Deadline deadline) {
+        deadline.check(Operation.DELETE, entry, id);
+        ProviderIds.requireWellFormed(id, Operation.DELETE, entry);
+        faults.next(Operation.DELETE).perform(Operation.DELETE, entry, id, deadline);
+        store.update(new StoreCall(Operation.DELETE, id, deadline), instances -> instances.remove(id));
+    }
+
+    @Override
+    public List<Instance> listManaged(Deadline deadline) {
+        deadline.check(Operation.LIST_MANAGED, entry, "");
+        faults.next(Operation.LIST_MANAGED).perform(Operation.LIST_MANAGED, entry, "", deadline);
+        return store.read(new StoreCall(Operation.LIST_MANAGED, "", deadline)).values().stream()
+                .filter(StoredInstance::managed)
+                .map(lifecycle::describe)
+                .sorted(Comparator.comparing(Instance::id))
+                .collect(Collectors.toUnmodifiableList());
+    }
+
+    /** Checks that the instances can be read: always true in memory, a readable file otherwise. */
+    @Override
+    public List<PreflightCheck> preflight(Deadline deadline) {
+        String check = "fake state in " + store.location();
+        try {
+            int count = store.read(new StoreCall(Operation.PREFLIGHT, "", deadline)).size();
+            return List.of(PreflightCheck.passed(check, count + " instances recorded"));
+        } catch (ProviderException failure) {
+            if (failure.kind() != ErrorKind.PERMANENT) {
+                throw failure;
+            }
+            return List.of(PreflightCheck.failed(check, failure.detail()));
+        }
+    }
+
+    /**
+     * Adds an instance that this platform did not create, as someone working on the backend by
+     * hand would: listManaged leaves it out, get reports it with an empty UID and no creation
+     * time. It boots like any other instance.
+     *
+     * @param zone a configured zone
+     * @param name a DNS label no instance in that zone has
+     * @return its provider ID
+     * @throws IllegalArgumentException when the zone is not configured, the name is invalid or taken
+     * @throws IllegalStateException    when every address is taken
+     */
+    public String addUnmanaged(String zone, String name) {
+        if (!placements.isConfiguredZone(zone)) {
+            throw new IllegalArgumentException("zone '" + zone + "' is not configured: use one of " + placements.zones());
+        }
+        if (!ProviderIds.isInstanceName(name)) {
+            throw new IllegalArgumentException("name '" + name + "' is not a DNS label: use 1 to 63 of a-z, 0-9 and '-'");
+        }
+        String id = ProviderIds.format(zone, name);
+        return store.update(hookCall(id), instances -> {
+            if (instances.containsKey(id)) {
+                throw new IllegalArgumentException("instance '" + id + "' already exists: choose another name");
+            }
+            String ip = AddressPool.lowestFree(addressesOf(instances)).orElseThrow(() ->
+                    new IllegalStateException("every address of " + AddressPool.NETWORK + " is taken: delete instances first"));
+            instances.put(id, new StoredInstance(id, name, false, "", null, clock.instant(), false, ip, "", ""));
+            return id;
+        });
+    }
+
+    /**
+     * Stops the instance, as a crash or an operator would; get then reports it STOPPED, and only a
+     * create starts it again.
+     *
+     * @throws IllegalArgumentException when no instance has this ID
+     */
+    public void stop(String id) {
+        store.update(hookCall(id), instances -> {
+            StoredInstance stored = instances.get(id);
+            if (stored == null) {
+                throw new IllegalArgumentException("no instance '" + id + "' exists: pass an ID that create or"
+                        + " addUnmanaged returned");
+            }
+            instances.put(id, stored.stop());
+            return null;
+        });
+    }
+
+    /** The faults this provider injects; changes apply to calls that start afterwards. */
+    public FaultInjector faults() {
+        return faults;
+    }
+
+    @Override
+    public String toString() {
+        return "FakeProvider[entry=" + entry + ", state=" + store.location() + "]";
+    }
+
+    private StoredInstance newInstance(String id, CreateRequest request, Map<String, StoredInstance> instances) {
+        String ip = AddressPool.lowestFree(addressesOf(instances)).orElseThrow(() ->
+                new ProviderException(ErrorKind.QUOTA_EXCEEDED, Operation.CREATE, entry, id, "all "
+                        + AddressPool.SIZE + " addresses of " + AddressPool.NETWORK + " are held by existing"
+                        + " instances: delete instances that are no longer needed, then retry"));
+        Instant now = clock.instant();
+        return new StoredInstance(id, request.name(), true, request.uid(), now, now, false, ip,
+                request.placement().machineType(), request.placement().image());
+    }
+
+    private static Set<String> addressesOf(Map<String, StoredInstance> instances) {
+        return instances.values().stream().map(StoredInstance::ip).collect(Collectors.toSet());
+    }
+
+    private static StoreCall hookCall(String id) {
+        // Test hooks are not contract calls: their errors (a corrupt state file) name create, the
+        // nearest operation, and the deadline only bounds waiting for another process's lock.
+        return new StoreCall(Operation.CREATE, id, Deadline.after(HOOK_TIMEOUT));
+    }
+}

@@ -1,0 +1,91 @@
+package dev.egressproxies.fake.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class StateFileCodecTest {
+    private static final Instant CREATED = Instant.parse("2030-01-01T00:00:00.123456789Z");
+
+    private final StateFileCodec codec = new StateFileCodec();
+
+    @Test
+    void managedAndUnmanagedInstancesSurviveARoundTrip() throws StateFormatException {
+        Map<String, StoredInstance> instances = new TreeMap<>();
+        instances.put("zone-a/proxy-1", new StoredInstance("zone-a/proxy-1", "proxy-1", true, "uid-1", CREATED,
+                CREATED.plusSeconds(60), true, "198.51.100.1", "small", "debian-12"));
+        instances.put("zone-a/by-hand", new StoredInstance("zone-a/by-hand", "by-hand", false, "", null, CREATED,
+                false, "198.51.100.2", "", ""));
+
+        assertThat(codec.decode(codec.encode(instances))).isEqualTo(instances);
+    }
+
+    @Test
+    void emptyStateRoundTrips() throws StateFormatException {
+        assertThat(codec.decode(codec.encode(Map.of()))).isEmpty();
+    }
+
+    @Test
+    void textThatIsNotJsonIsReportedWithItsLine() {
+        assertThatThrownBy(() -> decode("{\n  \"version\": 1,\n  oops"))
+                .isInstanceOf(StateFormatException.class)
+                .hasMessageContaining("not valid JSON")
+                .hasMessageContaining("line 3");
+    }
+
+    @Test
+    void emptyFileHoldsNoObject() {
+        assertThatThrownBy(() -> decode("")).hasMessageContaining("does not hold a JSON object");
+    }
+
+    @Test
+    void trailingContentIsCorruption() {
+        assertThatThrownBy(() -> decode("{\"version\": 1, \"instances\": []} {}"))
+                .isInstanceOf(StateFormatException.class);
+    }
+
+    @Test
+    void missingVersionSaysTheFileIsSomeoneElses() {
+        assertThatThrownBy(() -> decode("{\"instances\": []}")).hasMessageContaining("no integer 'version'");
+    }
+
+    @Test
+    void otherVersionIsNamed() {
+        assertThatThrownBy(() -> decode("{\"version\": 7, \"instances\": []}"))
+                .hasMessageContaining("version 7")
+                .hasMessageContaining("reads version 1 only");
+    }
+
+    @Test
+    void missingFieldOfAnInstanceIsNamed() {
+        assertThatThrownBy(() -> decode("{\"version\": 1, \"instances\": [{\"id\": \"zone-a/x\", \"name\": \"x\"}]}"))
+                .hasMessageContaining("does not match")
+                .hasMessageContaining("managed");
+    }
+
+    @Test
+    void unknownFieldIsCorruption() {
+        assertThatThrownBy(() -> decode("{\"version\": 1, \"instances\": [], \"extra\": true}"))
+                .hasMessageContaining("extra");
+    }
+
+    @Test
+    void instanceListedTwiceIsCorruption() {
+        Map<String, StoredInstance> one = Map.of("zone-a/x", new StoredInstance("zone-a/x", "x", true, "u", CREATED,
+                CREATED, false, "198.51.100.1", "small", "debian-12"));
+        String json = new String(codec.encode(one), StandardCharsets.UTF_8);
+        String instance = json.substring(json.indexOf('{', json.indexOf('[')), json.lastIndexOf(']'));
+        String twice = json.replace(instance, instance.strip() + ", " + instance.strip());
+
+        assertThatThrownBy(() -> decode(twice)).hasMessageContaining("lists instance 'zone-a/x' twice");
+    }
+
+    private Map<String, StoredInstance> decode(String json) throws StateFormatException {
+        return codec.decode(json.getBytes(StandardCharsets.UTF_8));
+    }
+}
