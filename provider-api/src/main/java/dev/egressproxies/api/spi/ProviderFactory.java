@@ -12,7 +12,8 @@ import dev.egressproxies.api.Provider;
  * A factory has a public no-argument constructor and no state.
  *
  * @param <C> the configuration record type; the platform binds each entry's settings to it, so
- *            its package must be open to reflection (an {@code opens} clause in module-info)
+ *            its package must be open to reflection: an unqualified {@code opens} clause in
+ *            module-info, which keeps the plugin free of any tie to the binding library
  */
 public interface ProviderFactory<C> {
 
@@ -20,9 +21,11 @@ public interface ProviderFactory<C> {
     String type();
 
     /**
-     * The record that an entry's settings bind to. Unknown, missing or mistyped fields are
-     * rejected by the platform; a compact constructor that throws {@link IllegalArgumentException}
-     * reports anything else wrong with the values.
+     * The record that an entry's settings bind to. Unknown and mistyped fields are rejected by the
+     * platform, naming their path. Primitive components are required; other components are
+     * {@code null} (collections empty) when absent, and the compact constructor applies defaults
+     * or throws {@link IllegalArgumentException}, best with a message that starts with the
+     * component's name ({@code "hosts: at least one host is required"}) so the error points there.
      */
     Class<C> configType();
 
