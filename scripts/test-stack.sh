@@ -1,0 +1,674 @@
+#!/usr/bin/env bash
+# The real hypervisor stack the integration tests and benchmarks run against,
+# on this machine, as root, loopback only:
+#   libvirtd (+ virtlogd)      the hypervisor, reached only through its unix socket
+#   sshd on 127.0.0.1:PORT     the SSH hop the KVM backends dial (key auth only)
+#   dir pool "egress-test"     in the state folder, never the host's default pool
+#   bridge "egress-test-br0"   for the domains' bridge interfaces (no address)
+#   HTTP on 127.0.0.1:PORT     serves small qcow2/raw/compressed images
+#
+# Usage: scripts/test-stack.sh up|down|env|status|kill-sshd
+#   up      start or repair everything; safe to run again at any time
+#   down    stop sshd and the HTTP server; remove egress-it-* domains, the
+#           pool with its volumes, and the bridge. libvirtd and virtlogd are
+#           left running (they are machine-wide; the next up is faster).
+#           Keys and images stay in the state folder, so host keys and image
+#           digests are stable across down/up.
+#   env     print the KEY=VALUE lines the Java tests read (also in $STATE/env)
+#   status  print what runs
+#   kill-sshd  SIGKILL the sshd listener AND its per-connection processes
+#           (killing only EGRESS_TEST_SSHD_PID leaves open connections
+#           working); for fault tests. "up" starts it again on the same port.
+#
+# Environment (all optional):
+#   EGRESS_TEST_STACK_DIR   state folder            (default /tmp/egress-test-stack)
+#   EGRESS_TEST_POOL        libvirt pool name       (default egress-test)
+#   EGRESS_TEST_BRIDGE      bridge name, <= 15 chars (default egress-test-br0)
+#   EGRESS_TEST_SSH_PORT    preferred sshd port     (default 2222; next free one if taken)
+#   EGRESS_TEST_HTTP_PORT   preferred HTTP port     (default 18080; next free one if taken)
+#   EGRESS_TEST_DOMAIN_TYPE force kvm or qemu       (default: kvm when usable)
+set -euo pipefail
+
+readonly STATE_DIR=${EGRESS_TEST_STACK_DIR:-/tmp/egress-test-stack}
+readonly POOL=${EGRESS_TEST_POOL:-egress-test}
+readonly BRIDGE=${EGRESS_TEST_BRIDGE:-egress-test-br0}
+readonly LIBVIRT_SOCKET=/var/run/libvirt/libvirt-sock
+readonly LIBVIRT_URI=qemu:///system
+# Domains the integration tests create; down removes them.
+readonly TEST_DOMAIN_PREFIX=egress-it-
+
+readonly SSH_DIR=$STATE_DIR/ssh
+readonly POOL_DIR=$STATE_DIR/pool
+readonly IMAGES_DIR=$STATE_DIR/images
+readonly ENV_FILE=$STATE_DIR/env
+readonly SSHD_CONFIG=$SSH_DIR/sshd_config
+readonly SSHD_PID_FILE=$SSH_DIR/sshd.pid
+readonly SSHD_PORT_FILE=$SSH_DIR/port
+readonly HTTP_PID_FILE=$STATE_DIR/http.pid
+readonly HTTP_PORT_FILE=$STATE_DIR/http.port
+readonly IMAGE_BASENAME=egress-test
+readonly IMAGE_VIRTUAL_SIZE=64M
+
+log() { printf '[test-stack] %s\n' "$*" >&2; }
+die() { printf '[test-stack] error: %s\n' "$*" >&2; exit 1; }
+
+virsh_local() { virsh -q -c "$LIBVIRT_URI" "$@"; }
+
+require_root() {
+  [ "$(id -u)" -eq 0 ] || die "must run as root (it starts libvirtd and sshd, creates a bridge)"
+}
+
+require_commands() {
+  local missing=() command
+  for command in virsh libvirtd virtlogd tini timeout pgrep qemu-img ssh ssh-keygen ip ss xz gzip curl; do
+    command -v "$command" >/dev/null 2>&1 || missing+=("$command")
+  done
+  [ -x /usr/sbin/sshd ] || missing+=(/usr/sbin/sshd)
+  [ ${#missing[@]} -eq 0 ] || die "missing commands: ${missing[*]}; run scripts/install-test-dependencies.sh first"
+}
+
+# The python3 from Debian's package, not a pyenv/venv shim that a CI PATH may
+# put first: the shim can point at an interpreter that is not installed.
+python_binary() {
+  if [ -x /usr/bin/python3 ]; then echo /usr/bin/python3
+  elif command -v python3 >/dev/null 2>&1; then command -v python3
+  else die "python3 missing (serves the test images); run scripts/install-test-dependencies.sh"
+  fi
+}
+
+# pid_alive FILE: true when FILE names a live process. A zombie is dead: PID 1
+# on these machines reaps orphans only about once a second, and kill -0
+# succeeds on a zombie.
+pid_alive() {
+  local pid state
+  [ -s "$1" ] || return 1
+  pid=$(tr -dc '0-9' <"$1")
+  [ -n "$pid" ] || return 1
+  state=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) || return 1
+  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+
+pid_gone() { ! pid_alive "$1"; }
+
+port_in_use() { [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; }
+
+# free_port PREFERRED: PREFERRED when nothing listens on it, else the next free one.
+free_port() {
+  local port=$1
+  while port_in_use "$port"; do
+    port=$((port + 1))
+    [ "$port" -lt 65535 ] || die "no free TCP port at or above $1"
+  done
+  echo "$port"
+}
+
+# preferred_port OVERRIDE PORT_FILE DEFAULT: the explicit override, else the
+# port of the previous run (so a server restarted after a fault test keeps the
+# address the tests already read), else DEFAULT.
+preferred_port() {
+  if [ -n "$1" ]; then echo "$1"
+  elif [ -s "$2" ]; then tr -dc '0-9' <"$2"
+  else echo "$3"
+  fi
+}
+
+# wait_for SECONDS COMMAND...: polls COMMAND every 0.1 s; false on timeout.
+wait_for() {
+  local seconds=$1; shift
+  local deadline=$((SECONDS + seconds))
+  until "$@" >/dev/null 2>&1; do
+    [ "$SECONDS" -lt "$deadline" ] || return 1
+    sleep 0.1
+  done
+}
+
+# stop_pid_file FILE NAME: TERM, then KILL after 5 s; removes FILE.
+stop_pid_file() {
+  local file=$1 name=$2 pid
+  if pid_alive "$file"; then
+    pid=$(tr -dc '0-9' <"$file")
+    log "stopping $name (pid $pid)"
+    kill -TERM "$pid" 2>/dev/null || true
+    if ! wait_for 5 pid_gone "$file"; then
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  rm -f "$file"
+}
+
+# --- libvirt ---------------------------------------------------------------
+
+# What libvirt-daemon-system would create: the qemu driver runs guests as
+# libvirt-qemu (compiled-in default) and refuses to start without that user.
+ensure_users_and_folders() {
+  getent group kvm >/dev/null || groupadd -r kvm
+  getent group libvirt-qemu >/dev/null || groupadd -r libvirt-qemu
+  getent group libvirt >/dev/null || groupadd -r libvirt
+  getent passwd libvirt-qemu >/dev/null \
+    || useradd -r -g libvirt-qemu -G kvm -d /var/lib/libvirt -s /usr/sbin/nologin libvirt-qemu
+  mkdir -p /var/log/libvirt /var/run/libvirt /var/lib/libvirt /var/cache/libvirt /run/sshd
+  chmod 0755 /run/sshd
+  # Guests run as libvirt-qemu, which reaches /dev/kvm through the kvm group
+  # (udev does this on a normal host; there is no udev here).
+  if [ -c /dev/kvm ]; then
+    chgrp kvm /dev/kvm
+    chmod 0660 /dev/kvm
+  fi
+}
+
+# Bounded: a libvirtd stopped with SIGSTOP (fault tests) accepts the
+# connection in the kernel and never answers.
+libvirt_answers() { timeout 5 virsh -q -c "$LIBVIRT_URI" version >/dev/null 2>&1; }
+
+ensure_libvirtd() {
+  local pid
+  if ! pid_alive /run/virtlogd.pid; then
+    log "starting virtlogd"
+    # qemu's console/log output goes through virtlogd (qemu.conf stdio_handler=logd)
+    virtlogd -d
+  fi
+  if pid_alive /run/libvirtd.pid; then
+    pid=$(tr -dc '0-9' </run/libvirtd.pid)
+    # A fault test may have left it stopped (SIGSTOP): resume it rather than
+    # wait for an answer that cannot come.
+    if [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ]; then
+      log "libvirtd (pid $pid) is stopped; sending SIGCONT"
+      kill -CONT "$pid"
+    fi
+    wait_for 10 libvirt_answers \
+      || die "libvirtd (pid $pid) runs but does not answer on $LIBVIRT_SOCKET; see /var/log/libvirt/libvirtd.log"
+    return
+  fi
+  if libvirt_answers; then
+    return   # answering without our pid file: someone else's libvirtd; use it
+  fi
+  log "starting libvirtd"
+  # libvirtd runs in the foreground under "tini -s", a child subreaper: the
+  # qemu processes libvirt daemonizes (guests and capability probes) are
+  # reparented to tini, which reaps them at once. Reparented to PID 1 instead,
+  # they stay zombies for about a second here, and libvirt polls until each
+  # one vanishes: a cold start (4 capability probes) took ~8 s instead of
+  # ~1.5 s, and every killed guest would cost the same wait. libvirtd still
+  # writes its own pid to /run/libvirtd.pid, so SIGSTOP fault tests hit
+  # libvirtd, not tini.
+  # Warnings and errors go to a file: there is no terminal and no journald.
+  LIBVIRT_LOG_OUTPUTS="3:file:/var/log/libvirt/libvirtd.log" \
+    setsid tini -s -- libvirtd </dev/null >>/var/log/libvirt/libvirtd.out 2>&1 &
+  wait_for 30 libvirt_answers \
+    || die "libvirtd did not answer on $LIBVIRT_SOCKET within 30 s; see /var/log/libvirt/libvirtd.log"
+}
+
+# kvm when the kernel offers it and libvirt's qemu driver can use it, else
+# plain emulation. (DESIGN.md: nested KVM here runs BIOS guests, not UEFI ones;
+# that is the tests' business, not this script's.)
+detect_domain_type() {
+  if [ -n "${EGRESS_TEST_DOMAIN_TYPE:-}" ]; then
+    case $EGRESS_TEST_DOMAIN_TYPE in
+      kvm|qemu) echo "$EGRESS_TEST_DOMAIN_TYPE"; return ;;
+      *) die "EGRESS_TEST_DOMAIN_TYPE must be kvm or qemu, not '$EGRESS_TEST_DOMAIN_TYPE'" ;;
+    esac
+  fi
+  if [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null \
+     && virsh_local domcapabilities --virttype kvm --arch x86_64 >/dev/null 2>&1; then
+    echo kvm
+  else
+    echo qemu
+  fi
+}
+
+# --- storage pool ------------------------------------------------------------
+
+pool_exists() { virsh_local pool-info "$POOL" >/dev/null 2>&1; }
+
+# Pipes into "grep -q" or "head" are avoided on purpose: they exit at the
+# first match, virsh dies of SIGPIPE, and pipefail turns the match into a failure.
+pool_running() {
+  local info
+  info=$(virsh_local pool-info "$POOL" 2>/dev/null) || return 1
+  grep -Eq '^State:[[:space:]]+running' <<<"$info"
+}
+
+pool_target() {
+  local xml
+  xml=$(virsh_local pool-dumpxml "$POOL")
+  sed -n 's:.*<path>\(.*\)</path>.*:\1:p' <<<"$xml" | sed -n 1p
+}
+
+ensure_pool() {
+  # The pool folder must be reachable by libvirt-qemu, which opens the disks.
+  mkdir -p "$POOL_DIR"
+  chmod 0755 "$STATE_DIR" "$POOL_DIR"
+  if pool_exists; then
+    local target
+    target=$(pool_target)
+    [ "$target" = "$POOL_DIR" ] \
+      || die "pool '$POOL' exists with target '$target', not '$POOL_DIR'; run 'down' with the EGRESS_TEST_STACK_DIR it was made with, or set EGRESS_TEST_POOL to another name"
+  else
+    log "defining pool $POOL at $POOL_DIR"
+    virsh_local pool-define-as "$POOL" dir --target "$POOL_DIR" >/dev/null
+  fi
+  if ! pool_running; then
+    virsh_local pool-build "$POOL" >/dev/null 2>&1 || true
+    virsh_local pool-start "$POOL" >/dev/null
+  fi
+  # A restarted libvirtd brings the pool back by itself.
+  virsh_local pool-autostart "$POOL" >/dev/null
+  virsh_local pool-refresh "$POOL" >/dev/null
+}
+
+remove_pool() {
+  pool_exists || return 0
+  local target volume
+  target=$(pool_target)
+  log "removing pool $POOL ($target)"
+  if pool_running; then
+    virsh_local pool-refresh "$POOL" >/dev/null 2>&1 || true
+    while read -r volume; do
+      [ -n "$volume" ] || continue
+      virsh_local vol-delete --pool "$POOL" "$volume" >/dev/null \
+        || log "could not delete volume $volume (left in $target)"
+    done < <(virsh_local vol-list --pool "$POOL" | awk '{ print $1 }')
+    virsh_local pool-destroy "$POOL" >/dev/null
+  fi
+  virsh_local pool-undefine "$POOL" >/dev/null
+  # Only a folder this script owns: never rm -r something outside the state dir.
+  case $target in
+    "$STATE_DIR"/*) rm -rf -- "$target" ;;
+  esac
+}
+
+remove_test_domains() {
+  local domain
+  while read -r domain; do
+    case $domain in
+      "$TEST_DOMAIN_PREFIX"*) ;;
+      *) continue ;;
+    esac
+    log "removing domain $domain"
+    virsh_local destroy "$domain" >/dev/null 2>&1 || true
+    virsh_local undefine "$domain" --managed-save --snapshots-metadata --checkpoints-metadata --nvram >/dev/null \
+      || log "could not undefine $domain"
+  done < <(virsh_local list --all --name)
+}
+
+# --- bridge ------------------------------------------------------------------
+
+ensure_bridge() {
+  [ ${#BRIDGE} -le 15 ] || die "bridge name '$BRIDGE' is longer than 15 characters (Linux IFNAMSIZ)"
+  if ! ip link show dev "$BRIDGE" >/dev/null 2>&1; then
+    log "creating bridge $BRIDGE"
+    ip link add name "$BRIDGE" type bridge
+  fi
+  ip link set dev "$BRIDGE" up
+}
+
+remove_bridge() {
+  if ip link show dev "$BRIDGE" >/dev/null 2>&1; then
+    log "removing bridge $BRIDGE"
+    ip link del dev "$BRIDGE"
+  fi
+}
+
+# --- ssh ---------------------------------------------------------------------
+
+# new_key TYPE FILE [ssh-keygen options]: only when missing, so host keys and
+# known_hosts stay valid across down/up.
+new_key() {
+  local type=$1 file=$2; shift 2
+  [ -s "$file" ] && [ -s "$file.pub" ] && return
+  rm -f "$file" "$file.pub"
+  ssh-keygen -q -t "$type" -N '' -C "egress-test-$(basename "$file")" "$@" -f "$file"
+}
+
+ensure_keys() {
+  mkdir -p "$SSH_DIR"
+  chmod 0700 "$SSH_DIR"
+  new_key ed25519 "$SSH_DIR/host_ed25519_key"
+  # A host key sshd never serves: known_hosts that names it is the "wrong key" case.
+  new_key ed25519 "$SSH_DIR/other_host_ed25519_key"
+  new_key ed25519 "$SSH_DIR/client_ed25519"                 # OpenSSH format
+  new_key rsa     "$SSH_DIR/client_rsa.pem"   -b 3072 -m PEM  # BEGIN RSA PRIVATE KEY
+  new_key ecdsa   "$SSH_DIR/client_ecdsa.pem" -b 256  -m PEM  # BEGIN EC PRIVATE KEY
+  cat "$SSH_DIR/client_ed25519.pub" "$SSH_DIR/client_rsa.pem.pub" "$SSH_DIR/client_ecdsa.pem.pub" \
+    >"$SSH_DIR/authorized_keys.new"
+  chmod 0600 "$SSH_DIR/authorized_keys.new"
+  mv -f "$SSH_DIR/authorized_keys.new" "$SSH_DIR/authorized_keys"
+}
+
+# write_sshd_config PORT: true when the file changed.
+write_sshd_config() {
+  local port=$1
+  cat >"$SSHD_CONFIG.new" <<EOF
+# Generated by scripts/test-stack.sh; rewritten on every up.
+Port $port
+ListenAddress 127.0.0.1
+HostKey $SSH_DIR/host_ed25519_key
+PidFile $SSHD_PID_FILE
+# Keys for root live in the state folder: /root/.ssh stays untouched.
+AuthorizedKeysFile $SSH_DIR/authorized_keys
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+UseDNS no
+# The state folder defaults to /tmp, which is world-writable: StrictModes
+# would refuse every key under it.
+StrictModes no
+# OpenSSH refuses unix-socket forwarding when TCP forwarding is off.
+AllowTcpForwarding yes
+AllowStreamLocalForwarding yes
+X11Forwarding no
+PrintMotd no
+# Tests dial many connections at once; the default 10:30:100 would drop some.
+MaxStartups 200
+MaxSessions 100
+LogLevel INFO
+EOF
+  chmod 0600 "$SSHD_CONFIG.new"
+  if cmp -s "$SSHD_CONFIG.new" "$SSHD_CONFIG"; then
+    rm -f "$SSHD_CONFIG.new"
+    return 1
+  fi
+  mv -f "$SSHD_CONFIG.new" "$SSHD_CONFIG"
+}
+
+ssh_answers() {
+  ssh -q -p "$1" -i "$SSH_DIR/client_ed25519" \
+    -o BatchMode=yes -o IdentitiesOnly=yes -o ConnectTimeout=2 \
+    -o UserKnownHostsFile="$SSH_DIR/known_hosts" -o StrictHostKeyChecking=yes \
+    -o GlobalKnownHostsFile=/dev/null \
+    root@127.0.0.1 true
+}
+
+write_known_hosts() {
+  local port=$1
+  printf '[127.0.0.1]:%s %s\n' "$port" "$(cut -d' ' -f1,2 "$SSH_DIR/host_ed25519_key.pub")" \
+    >"$SSH_DIR/known_hosts"
+  printf '[127.0.0.1]:%s %s\n' "$port" "$(cut -d' ' -f1,2 "$SSH_DIR/other_host_ed25519_key.pub")" \
+    >"$SSH_DIR/wrong_known_hosts"
+}
+
+# libvirt's qemu+ssh transport (the OpenSSH binary) ignores the URI's
+# known_hosts= (only its libssh/libssh2 transports honour it) and runs ssh with
+# a scrubbed environment, so it would check ~/.ssh/known_hosts. This wrapper,
+# named in the URI as command=PATH, points ssh at the stack's known_hosts
+# instead, leaving /root/.ssh alone. See scripts/virsh-over-ssh.sh.
+write_virsh_ssh_command() {
+  local wrapper=$SSH_DIR/ssh-for-libvirt
+  {
+    echo '#!/bin/sh'
+    echo "# Generated by scripts/test-stack.sh: the ssh of libvirt URIs qemu+ssh://...&command=$wrapper"
+    echo "exec ssh -o UserKnownHostsFile=$SSH_DIR/known_hosts -o GlobalKnownHostsFile=/dev/null \\"
+    echo '  -o StrictHostKeyChecking=yes -o IdentitiesOnly=yes -o BatchMode=yes "$@"'
+  } >"$wrapper.new"
+  chmod 0755 "$wrapper.new"
+  mv -f "$wrapper.new" "$wrapper"
+}
+
+ensure_sshd() {
+  local port
+  ensure_keys
+  write_virsh_ssh_command
+  # Keep a running sshd (and its port): tests of a previous up may hold
+  # connections. A changed config (a newer version of this script) reaches it
+  # through SIGHUP, which re-executes the listener and leaves sessions alone.
+  if pid_alive "$SSHD_PID_FILE" && [ -s "$SSHD_PORT_FILE" ]; then
+    port=$(cat "$SSHD_PORT_FILE")
+    if write_sshd_config "$port"; then
+      /usr/sbin/sshd -t -f "$SSHD_CONFIG" || die "sshd rejects $SSHD_CONFIG"
+      log "sshd config changed; sending SIGHUP to sshd"
+      kill -HUP "$(tr -dc '0-9' <"$SSHD_PID_FILE")"
+    fi
+    write_known_hosts "$port"
+    if wait_for 5 ssh_answers "$port"; then
+      echo "$port"
+      return
+    fi
+    log "sshd on port $port does not accept the client key; restarting it"
+    stop_pid_file "$SSHD_PID_FILE" sshd
+  fi
+  port=$(free_port "$(preferred_port "${EGRESS_TEST_SSH_PORT:-}" "$SSHD_PORT_FILE" 2222)")
+  write_sshd_config "$port" || true
+  write_known_hosts "$port"
+  /usr/sbin/sshd -t -f "$SSHD_CONFIG" || die "sshd rejects $SSHD_CONFIG"
+  log "starting sshd on 127.0.0.1:$port"
+  # The -o options repeat the config on purpose: they are what the tests rely on.
+  /usr/sbin/sshd -f "$SSHD_CONFIG" -E "$SSH_DIR/sshd.log" \
+    -o AllowTcpForwarding=yes -o AllowStreamLocalForwarding=yes \
+    -o PermitRootLogin=prohibit-password
+  echo "$port" >"$SSHD_PORT_FILE"
+  wait_for 10 ssh_answers "$port" \
+    || die "sshd on 127.0.0.1:$port does not accept the client key; see $SSH_DIR/sshd.log"
+  echo "$port"
+}
+
+# --- images and HTTP ---------------------------------------------------------
+
+# The images are made once and kept, so their digests stay stable across runs.
+# The qcow2 holds 256 KiB of random data in a 64 MiB disk: a few hundred KB on
+# disk and over HTTP, and compressed copies that are not trivially small, so
+# streaming, length and digest checks see real bytes.
+ensure_images() {
+  local qcow2=$IMAGES_DIR/$IMAGE_BASENAME.qcow2 seed=$IMAGES_DIR/seed.raw.tmp
+  mkdir -p "$IMAGES_DIR"
+  chmod 0755 "$IMAGES_DIR"
+  if [ ! -s "$qcow2" ]; then
+    log "creating $qcow2 ($IMAGE_VIRTUAL_SIZE virtual)"
+    rm -f "$seed"
+    truncate -s "$IMAGE_VIRTUAL_SIZE" "$seed"
+    dd if=/dev/urandom of="$seed" bs=64k count=4 conv=notrunc status=none
+    qemu-img convert -f raw -O qcow2 "$seed" "$qcow2.tmp"
+    rm -f "$seed"
+    mv -f "$qcow2.tmp" "$qcow2"
+    # Everything derived from an older qcow2 is stale now.
+    rm -f "$IMAGES_DIR/$IMAGE_BASENAME.raw" "$qcow2.xz" "$qcow2.gz" "$IMAGES_DIR/SHA256SUMS"
+  fi
+  if [ ! -s "$IMAGES_DIR/$IMAGE_BASENAME.raw" ]; then
+    qemu-img convert -f qcow2 -O raw "$qcow2" "$IMAGES_DIR/$IMAGE_BASENAME.raw.tmp"
+    mv -f "$IMAGES_DIR/$IMAGE_BASENAME.raw.tmp" "$IMAGES_DIR/$IMAGE_BASENAME.raw"
+  fi
+  if [ ! -s "$qcow2.xz" ]; then
+    xz -c -T1 "$qcow2" >"$qcow2.xz.tmp" && mv -f "$qcow2.xz.tmp" "$qcow2.xz"
+  fi
+  if [ ! -s "$qcow2.gz" ]; then
+    gzip -c -n "$qcow2" >"$qcow2.gz.tmp" && mv -f "$qcow2.gz.tmp" "$qcow2.gz"
+  fi
+  if [ ! -s "$IMAGES_DIR/SHA256SUMS" ]; then
+    (cd "$IMAGES_DIR" && sha256sum "$IMAGE_BASENAME.qcow2" "$IMAGE_BASENAME.raw" \
+      "$IMAGE_BASENAME.qcow2.xz" "$IMAGE_BASENAME.qcow2.gz" >SHA256SUMS.tmp && mv -f SHA256SUMS.tmp SHA256SUMS)
+  fi
+}
+
+http_answers() { curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$1/SHA256SUMS"; }
+
+ensure_http() {
+  local port python
+  if pid_alive "$HTTP_PID_FILE" && [ -s "$HTTP_PORT_FILE" ]; then
+    port=$(cat "$HTTP_PORT_FILE")
+    if http_answers "$port"; then
+      echo "$port"
+      return
+    fi
+    stop_pid_file "$HTTP_PID_FILE" "HTTP server"
+  fi
+  python=$(python_binary)
+  port=$(free_port "$(preferred_port "${EGRESS_TEST_HTTP_PORT:-}" "$HTTP_PORT_FILE" 18080)")
+  log "starting HTTP server on 127.0.0.1:$port for $IMAGES_DIR"
+  # sh writes its own pid, then execs python: the pid file names the server
+  # itself. setsid detaches it from this shell's session and job control.
+  # shellcheck disable=SC2016
+  setsid sh -c 'echo $$ >"$1"; shift; exec "$@"' _ "$HTTP_PID_FILE" \
+    "$python" -m http.server --bind 127.0.0.1 --directory "$IMAGES_DIR" "$port" \
+    </dev/null >"$STATE_DIR/http.log" 2>&1 &
+  echo "$port" >"$HTTP_PORT_FILE"
+  wait_for 10 http_answers "$port" \
+    || die "HTTP server on 127.0.0.1:$port does not answer; see $STATE_DIR/http.log"
+  echo "$port"
+}
+
+# --- env ---------------------------------------------------------------------
+
+write_env() {
+  local ssh_port=$1 http_port=$2 domain_type=$3
+  cat >"$ENV_FILE.tmp" <<EOF
+EGRESS_TEST_STACK_DIR=$STATE_DIR
+EGRESS_TEST_SSH_HOST=127.0.0.1
+EGRESS_TEST_SSH_PORT=$ssh_port
+EGRESS_TEST_SSH_USER=root
+EGRESS_TEST_SSH_KEY=$SSH_DIR/client_ed25519
+EGRESS_TEST_SSH_KEY_RSA=$SSH_DIR/client_rsa.pem
+EGRESS_TEST_SSH_KEY_ECDSA=$SSH_DIR/client_ecdsa.pem
+EGRESS_TEST_KNOWN_HOSTS=$SSH_DIR/known_hosts
+EGRESS_TEST_WRONG_KNOWN_HOSTS=$SSH_DIR/wrong_known_hosts
+EGRESS_TEST_LIBVIRT_SOCKET=$LIBVIRT_SOCKET
+EGRESS_TEST_POOL=$POOL
+EGRESS_TEST_POOL_DIR=$POOL_DIR
+EGRESS_TEST_BRIDGE=$BRIDGE
+EGRESS_TEST_HTTP_URL=http://127.0.0.1:$http_port
+EGRESS_TEST_IMAGES_DIR=$IMAGES_DIR
+EGRESS_TEST_IMAGE_QCOW2=$IMAGE_BASENAME.qcow2
+EGRESS_TEST_IMAGE_QCOW2_SHA256=$(sha256sum "$IMAGES_DIR/$IMAGE_BASENAME.qcow2" | cut -d' ' -f1)
+EGRESS_TEST_IMAGE_RAW=$IMAGE_BASENAME.raw
+EGRESS_TEST_IMAGE_QCOW2_XZ=$IMAGE_BASENAME.qcow2.xz
+EGRESS_TEST_IMAGE_QCOW2_GZ=$IMAGE_BASENAME.qcow2.gz
+EGRESS_TEST_SSHD_PID=$(tr -dc '0-9' <"$SSHD_PID_FILE")
+EGRESS_TEST_LIBVIRTD_PID=$(tr -dc '0-9' </run/libvirtd.pid)
+EGRESS_TEST_HTTP_PID=$(tr -dc '0-9' <"$HTTP_PID_FILE")
+EGRESS_TEST_DOMAIN_TYPE=$domain_type
+EGRESS_TEST_VIRSH_SSH_COMMAND=$SSH_DIR/ssh-for-libvirt
+EOF
+  mv -f "$ENV_FILE.tmp" "$ENV_FILE"
+}
+
+# --- subcommands ---------------------------------------------------------------
+
+# The env file is plain KEY=VALUE, read by shells and by Java alike: no value
+# may need quoting.
+check_names() {
+  case $STATE_DIR in
+    /*) ;;
+    *) die "EGRESS_TEST_STACK_DIR must be an absolute path, not '$STATE_DIR'" ;;
+  esac
+  [[ $STATE_DIR =~ ^[A-Za-z0-9_./-]+$ ]] \
+    || die "EGRESS_TEST_STACK_DIR '$STATE_DIR' may hold only letters, digits and . _ / - (it goes unquoted into the env file and into libvirt URIs)"
+  [[ $POOL =~ ^[A-Za-z0-9_.-]+$ ]] || die "EGRESS_TEST_POOL '$POOL' may hold only letters, digits and . _ -"
+  [[ $BRIDGE =~ ^[A-Za-z0-9_.-]+$ ]] || die "EGRESS_TEST_BRIDGE '$BRIDGE' may hold only letters, digits and . _ -"
+}
+
+cmd_up() {
+  require_root
+  require_commands
+  check_names
+  local started=$SECONDS ssh_port http_port domain_type
+  mkdir -p "$STATE_DIR"
+  chmod 0755 "$STATE_DIR"
+  ensure_users_and_folders
+  ensure_libvirtd
+  ensure_bridge
+  ensure_pool
+  ensure_images
+  ssh_port=$(ensure_sshd)
+  http_port=$(ensure_http)
+  domain_type=$(detect_domain_type)
+  write_env "$ssh_port" "$http_port" "$domain_type"
+  log "up in $((SECONDS - started)) s; environment in $ENV_FILE"
+}
+
+cmd_down() {
+  require_root
+  stop_pid_file "$SSHD_PID_FILE" sshd
+  stop_pid_file "$HTTP_PID_FILE" "HTTP server"
+  if libvirt_answers; then
+    remove_test_domains
+    remove_pool
+  else
+    log "libvirtd does not answer: domains ($TEST_DOMAIN_PREFIX*) and pool $POOL left as they are"
+  fi
+  remove_bridge
+  rm -f "$ENV_FILE"
+  log "down; libvirtd and virtlogd keep running (machine-wide daemons); keys and images kept in $STATE_DIR"
+}
+
+cmd_env() {
+  [ -s "$ENV_FILE" ] || die "no $ENV_FILE: run '$0 up' first"
+  cat "$ENV_FILE"
+}
+
+cmd_status() {
+  local pid
+  if pid_alive /run/libvirtd.pid; then
+    pid=$(tr -dc '0-9' </run/libvirtd.pid)
+    if libvirt_answers; then
+      echo "libvirtd      running, pid $pid, $(virsh_local version | sed -n 's/^ *\(Running hypervisor.*\)/\1/p')"
+    else
+      echo "libvirtd      pid $pid but NOT answering on $LIBVIRT_SOCKET (stopped with SIGSTOP?)"
+    fi
+  else
+    echo "libvirtd      not running"
+  fi
+  if pid_alive /run/virtlogd.pid; then echo "virtlogd      running, pid $(cat /run/virtlogd.pid)"
+  else echo "virtlogd      not running"; fi
+  if pid_alive "$SSHD_PID_FILE"; then
+    echo "sshd          running, pid $(cat "$SSHD_PID_FILE"), 127.0.0.1:$(cat "$SSHD_PORT_FILE" 2>/dev/null || echo '?')"
+  else
+    echo "sshd          not running"
+  fi
+  if pid_alive "$HTTP_PID_FILE"; then
+    echo "http          running, pid $(cat "$HTTP_PID_FILE"), http://127.0.0.1:$(cat "$HTTP_PORT_FILE" 2>/dev/null || echo '?')/ serving $IMAGES_DIR"
+  else
+    echo "http          not running"
+  fi
+  if libvirt_answers && pool_exists; then
+    echo "pool          $POOL: $(virsh_local pool-info "$POOL" | awk -F': *' '/^State/ { print $2 }'), $(virsh_local vol-list --pool "$POOL" 2>/dev/null | grep -c . || true) volumes, target $(pool_target)"
+  else
+    echo "pool          $POOL: absent"
+  fi
+  if ip link show dev "$BRIDGE" >/dev/null 2>&1; then
+    # Operstate is DOWN/UNKNOWN while no guest is attached; the admin flag counts.
+    echo "bridge        $BRIDGE: $(ip -br link show dev "$BRIDGE" \
+      | awk '{ admin = ($4 ~ /[<,]UP[,>]/) ? "up" : "DOWN (run up)"; print "admin " admin ", operstate " $2 }')"
+  else
+    echo "bridge        $BRIDGE: absent"
+  fi
+  if libvirt_answers; then
+    echo "domains       $(virsh_local list --all --name | grep -c "^$TEST_DOMAIN_PREFIX" || true) named $TEST_DOMAIN_PREFIX*, $(virsh_local list --all --name | grep -c . || true) in all"
+  fi
+  if [ -s "$ENV_FILE" ]; then echo "env           $ENV_FILE"; else echo "env           none (run up)"; fi
+}
+
+# descendants PID: PID's children, grandchildren, ... one per line.
+descendants() {
+  local child
+  for child in $(pgrep -P "$1" || true); do
+    echo "$child"
+    descendants "$child"
+  done
+}
+
+cmd_kill_sshd() {
+  require_root
+  pid_alive "$SSHD_PID_FILE" || die "sshd is not running"
+  local listener pids
+  listener=$(tr -dc '0-9' <"$SSHD_PID_FILE")
+  # Children first in the list, but all get SIGKILL at once: sessions must
+  # drop as abruptly as a crashed host.
+  pids=$(descendants "$listener")
+  # shellcheck disable=SC2086
+  kill -KILL $pids "$listener" 2>/dev/null || true
+  wait_for 5 pid_gone "$SSHD_PID_FILE" || die "sshd (pid $listener) survived SIGKILL"
+  log "killed sshd listener $listener and $(grep -c . <<<"$pids" || true) connection processes; 'up' restarts it on port $(cat "$SSHD_PORT_FILE")"
+}
+
+main() {
+  case ${1:-} in
+    up) cmd_up ;;
+    down) cmd_down ;;
+    env) cmd_env ;;
+    status) cmd_status ;;
+    kill-sshd) cmd_kill_sshd ;;
+    *) echo "usage: $0 up|down|env|status|kill-sshd" >&2; exit 2 ;;
+  esac
+}
+
+main "$@"
