@@ -1,17 +1,11 @@
 package dev.egressproxies.registry;
 
-import com.fasterxml.jackson.annotation.JsonSetter;
-import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import java.time.Duration;
-import java.util.Collection;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
 
 /**
  * The factory of the Jackson mapper that binds entry settings to configuration records, configured
@@ -40,10 +34,8 @@ final class StrictMapper {
                 .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
                 .disable(DeserializationFeature.ACCEPT_SINGLE_VALUE_AS_ARRAY)
                 .build();
-        // An absent or null collection binds empty, so records need not null-check lists.
-        for (Class<?> collectionType : List.of(Collection.class, List.class, Set.class, Map.class)) {
-            mapper.configOverride(collectionType).setSetterInfo(JsonSetter.Value.forValueNulls(Nulls.AS_EMPTY));
-        }
+        // An absent value of any reference type, collections included, binds null: only the
+        // record can tell "left out, use the default" from "given empty", which may be an error.
         return mapper;
     }
 }

@@ -311,7 +311,7 @@ class SettingsBindingTest {
     }
 
     @Test
-    void aNullMapBindsEmpty() {
+    void aNullMapTakesTheRecordsDefault() {
         assertThat(bound("""
                 - name: kvm-a
                   type: hosts

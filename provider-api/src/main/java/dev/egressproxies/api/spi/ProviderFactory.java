@@ -23,7 +23,7 @@ public interface ProviderFactory<C> {
     /**
      * The record that an entry's settings bind to. Unknown and mistyped fields are rejected by the
      * platform, naming their path. Primitive components are required; other components are
-     * {@code null} (collections empty) when absent, and the compact constructor applies defaults
+     * {@code null} when absent (collections too), and the compact constructor applies defaults
      * or throws {@link IllegalArgumentException}, best with a message that starts with the
      * component's name ({@code "hosts: at least one host is required"}) so the error points there.
      */

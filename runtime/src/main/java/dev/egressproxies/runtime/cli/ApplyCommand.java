@@ -1,0 +1,126 @@
+package dev.egressproxies.runtime.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.egressproxies.api.Instance;
+import dev.egressproxies.runtime.apply.DesiredState;
+import dev.egressproxies.runtime.apply.Plan;
+import dev.egressproxies.runtime.apply.PlanExecutor;
+import dev.egressproxies.runtime.apply.PlanStep;
+import dev.egressproxies.runtime.apply.Planner;
+import dev.egressproxies.runtime.apply.ProxySetLoader;
+import dev.egressproxies.runtime.apply.StepResult;
+import dev.egressproxies.runtime.wiring.Session;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * {@code egressctl apply -f FILE [--dry-run]}: converges the entries a desired-set file names on
+ * that set. Prints the plan, then carries it out; a second run plans nothing.
+ */
+@Command(name = "apply", description = "Converges the entries a desired-set file names on that set.")
+final class ApplyCommand implements Callable<Integer> {
+    @ParentCommand
+    RootCommand root;
+
+    @Option(names = {"-f", "--file"}, paramLabel = "FILE", required = true, description = "The desired set (YAML).")
+    Path file;
+
+    @Option(names = "--dry-run", description = "Print the plan and change nothing.")
+    boolean dryRun;
+
+    @Override
+    public Integer call() {
+        Session session = root.session();
+        DesiredState desired = new ProxySetLoader().load(file,
+                entry -> session.entries().provider(entry).isPresent());
+        Map<String, List<Instance>> managed = new LinkedHashMap<>();
+        for (String entry : desired.entries()) {
+            managed.put(entry, session.provider(entry).listManaged(session.deadline()));
+        }
+        Plan plan = new Planner().plan(desired.proxies(), managed);
+        Printer printer = session.printer();
+        if (dryRun || plan.isEmpty()) {
+            report(printer, plan, List.of(), false);
+            return ExitCode.OK;
+        }
+        List<StepResult> results = new PlanExecutor(session::provider, session::deadline).execute(plan);
+        report(printer, plan, results, true);
+        return results.stream().filter(result -> result.error() != null).findFirst()
+                .map(result -> ExitCode.of(result.error().kind()))
+                .orElse(ExitCode.OK);
+    }
+
+    private static void report(Printer printer, Plan plan, List<StepResult> results, boolean applied) {
+        if (printer.json()) {
+            ObjectNode document = printer.object().put("applied", applied).put("unchanged", plan.unchanged());
+            ArrayNode steps = document.putArray("plan");
+            plan.steps().forEach(step -> steps.add(step(printer, step)));
+            ArrayNode outcomes = document.putArray("results");
+            for (StepResult result : results) {
+                ObjectNode outcome = step(printer, result.step()).put("id", qualified(result.step().entry(), result.id()))
+                        .put("status", result.skipped() ? "skipped" : result.error() == null ? "ok" : "failed");
+                if (result.error() != null) {
+                    outcome.put("error", result.error().getMessage()).put("kind", result.error().kind().name());
+                }
+                outcomes.add(outcome);
+            }
+            printer.print(document);
+            return;
+        }
+        if (plan.isEmpty()) {
+            printer.line("No changes: " + plan.unchanged() + " proxies already as desired.");
+            return;
+        }
+        printer.line("Plan: " + count(plan, PlanStep.Action.CREATE) + " to create, " + count(plan, PlanStep.Action.START)
+                + " to start, " + count(plan, PlanStep.Action.DELETE) + " to delete, " + plan.unchanged()
+                + " unchanged.");
+        plan.steps().forEach(step -> printer.line("  " + symbol(step.action()) + " " + describe(step)));
+        if (!applied) {
+            printer.line("Dry run: nothing was changed.");
+            return;
+        }
+        for (StepResult result : results) {
+            String what = result.step().action().name().toLowerCase(Locale.ROOT) + " " + describe(result.step());
+            if (result.skipped()) {
+                printer.line("skipped " + what + ": a create or start failed, so nothing is deleted");
+            } else if (result.error() != null) {
+                printer.line("FAILED " + what + ": " + result.error().getMessage());
+            } else {
+                printer.line("done " + what + " -> " + qualified(result.step().entry(), result.id()));
+            }
+        }
+    }
+
+    private static ObjectNode step(Printer printer, PlanStep step) {
+        return printer.object().put("action", step.action().name().toLowerCase(Locale.ROOT))
+                .put("entry", step.entry()).put("name", step.name());
+    }
+
+    private static String describe(PlanStep step) {
+        return step.id().isEmpty() ? step.entry() + " " + step.name() : qualified(step.entry(), step.id());
+    }
+
+    private static String qualified(String entry, String id) {
+        return id == null || id.isEmpty() ? "" : new QualifiedId(entry, id).toString();
+    }
+
+    private static String symbol(PlanStep.Action action) {
+        return switch (action) {
+            case CREATE -> "+ create";
+            case START -> "~ start";
+            case DELETE -> "- delete";
+        };
+    }
+
+    private static long count(Plan plan, PlanStep.Action action) {
+        return plan.steps().stream().filter(step -> step.action() == action).count();
+    }
+}

@@ -1,0 +1,88 @@
+package dev.egressproxies.runtime.cli;
+
+import dev.egressproxies.api.CreateRequest;
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.runtime.config.ConfigException;
+import dev.egressproxies.runtime.wiring.ProviderEntries;
+import dev.egressproxies.runtime.wiring.Session;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * {@code egressctl create NAME ...}: makes one proxy exist and run, and prints its ID. Running it
+ * again with the same name prints the same ID and creates nothing.
+ */
+@Command(name = "create", description = "Creates (or starts) a proxy and prints its ID.", sortOptions = false)
+final class CreateCommand implements Callable<Integer> {
+    @ParentCommand
+    RootCommand root;
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "The proxy's name (a DNS label).")
+    String name;
+
+    @Option(names = "--provider", paramLabel = "ENTRY",
+            description = "The provider entry; may be left out when only one is configured.")
+    String provider;
+
+    @Option(names = "--zone", paramLabel = "ZONE", defaultValue = "", description = "The zone (for KVM: the host).")
+    String zone;
+
+    @Option(names = "--machine-type", paramLabel = "TYPE", required = true, description = "The machine type.")
+    String machineType;
+
+    @Option(names = "--image", paramLabel = "IMAGE", required = true, description = "The image.")
+    String image;
+
+    @Option(names = "--cloud-init", paramLabel = "FILE", description = "A file of cloud-init user-data.")
+    Path cloudInit;
+
+    @Option(names = "--uid", paramLabel = "UID", description = "The owner's UID (default: a new random one).")
+    String uid;
+
+    @Override
+    public Integer call() {
+        Session session = root.session();
+        String entry = provider != null ? provider : onlyEntry(session.entries());
+        CreateRequest request = new CreateRequest(name, uid != null ? uid : UUID.randomUUID().toString(),
+                new Placement(zone, machineType, image), userData());
+        String id = session.provider(entry).create(request, session.deadline());
+        QualifiedId qualified = new QualifiedId(entry, id);
+        Printer printer = session.printer();
+        if (printer.json()) {
+            printer.print(printer.object().put("id", qualified.toString()).put("entry", entry).put("providerId", id));
+        } else {
+            printer.line(qualified.toString());
+        }
+        return ExitCode.OK;
+    }
+
+    private String userData() {
+        if (cloudInit == null) {
+            return "";
+        }
+        try {
+            return Files.readString(cloudInit, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new ConfigException("--cloud-init: cannot read " + cloudInit + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String onlyEntry(ProviderEntries entries) {
+        List<ProviderEntries.EntrySummary> all = entries.entries();
+        if (all.size() == 1) {
+            return all.get(0).name();
+        }
+        throw new ConfigException("--provider is required: " + entries.source() + " configures "
+                + all.size() + " entries (" + String.join(", ", all.stream().map(ProviderEntries.EntrySummary::name)
+                .toList()) + ")");
+    }
+}

@@ -1,0 +1,51 @@
+package dev.egressproxies.runtime.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import dev.egressproxies.api.Instance;
+import dev.egressproxies.runtime.wiring.Session;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * {@code egressctl list [--provider ENTRY]}: every managed proxy of every entry (or of one). An
+ * entry that cannot be read fails the command: a partial list would look like missing proxies.
+ */
+@Command(name = "list", description = "Lists the managed proxies of every entry, or of one.")
+final class ListCommand implements Callable<Integer> {
+    @ParentCommand
+    RootCommand root;
+
+    @Option(names = "--provider", paramLabel = "ENTRY", description = "List only this entry.")
+    String provider;
+
+    @Override
+    public Integer call() {
+        Session session = root.session();
+        List<String> names = new ArrayList<>();
+        if (provider != null) {
+            session.provider(provider);
+            names.add(provider);
+        } else {
+            session.entries().entries().forEach(entry -> names.add(entry.name()));
+        }
+        List<Printer.Row> rows = new ArrayList<>();
+        for (String name : names) {
+            for (Instance instance : session.provider(name).listManaged(session.deadline())) {
+                rows.add(new Printer.Row(name, instance));
+            }
+        }
+        Printer printer = session.printer();
+        if (printer.json()) {
+            ArrayNode array = printer.array();
+            rows.forEach(row -> array.add(printer.instance(row.entry(), row.instance())));
+            printer.print(array);
+        } else {
+            printer.print(Printer.instanceTable(rows));
+        }
+        return ExitCode.OK;
+    }
+}

@@ -1,0 +1,51 @@
+package dev.egressproxies.runtime.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.egressproxies.runtime.wiring.PluginSummary;
+import dev.egressproxies.runtime.wiring.ProviderEntries;
+import dev.egressproxies.runtime.wiring.Session;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code egressctl providers}: the configured entries and the plugins found. */
+@Command(name = "providers", description = "Lists the configured provider entries and the plugins found.")
+final class ProvidersCommand implements Callable<Integer> {
+    @ParentCommand
+    RootCommand root;
+
+    @Override
+    public Integer call() {
+        Session session = root.session();
+        ProviderEntries entries = session.entries();
+        List<PluginSummary> plugins = session.plugins();
+        Printer printer = session.printer();
+        if (printer.json()) {
+            ObjectNode document = printer.object().put("config", entries.source());
+            ArrayNode entryArray = document.putArray("entries");
+            for (ProviderEntries.EntrySummary entry : entries.entries()) {
+                entryArray.addObject().put("name", entry.name()).put("type", entry.type())
+                        .put("pluginVersion", entry.pluginVersion()).put("location", entry.location());
+            }
+            ArrayNode pluginArray = document.putArray("plugins");
+            for (PluginSummary plugin : plugins) {
+                pluginArray.addObject().put("type", plugin.type()).put("version", plugin.version())
+                        .put("location", plugin.location());
+            }
+            printer.print(document);
+            return ExitCode.OK;
+        }
+        Table entryTable = new Table("ENTRY", "TYPE", "PLUGIN VERSION");
+        entries.entries().forEach(entry -> entryTable.row(entry.name(), entry.type(), entry.pluginVersion()));
+        printer.note("Entries from " + entries.source() + ":");
+        printer.print(entryTable);
+        printer.note("");
+        printer.note("Plugins found:");
+        Table pluginTable = new Table("TYPE", "VERSION", "LOCATION");
+        plugins.forEach(plugin -> pluginTable.row(plugin.type(), plugin.version(), plugin.location()));
+        printer.print(pluginTable);
+        return ExitCode.OK;
+    }
+}

@@ -1,0 +1,32 @@
+package dev.egressproxies.runtime.wiring;
+
+import dev.egressproxies.runtime.cli.OutputFormat;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Everything one run of {@code egressctl} starts from: its global options and its surroundings
+ * (environment, directories, streams), passed in rather than read from globals so tests can run
+ * many invocations in one JVM.
+ *
+ * @param configOption the {@code --config} option, or null
+ * @param output       the {@code -o} option
+ * @param timeout      the {@code --timeout} option: how long one provider call may take
+ * @param verbose      whether to log at debug level
+ * @param environment  the process environment
+ * @param workingDirectory the current directory
+ * @param userHome     the user's home directory
+ * @param out          standard output
+ * @param err          standard error
+ * @param terminal     whether standard error is an interactive terminal (progress is shown only then)
+ */
+public record Invocation(Path configOption, OutputFormat output, Duration timeout, boolean verbose,
+                         Map<String, String> environment, Path workingDirectory, Path userHome,
+                         PrintStream out, PrintStream err, boolean terminal) {
+    /** Copies the environment. */
+    public Invocation {
+        environment = Map.copyOf(environment);
+    }
+}

@@ -1,0 +1,68 @@
+package dev.egressproxies.runtime.wiring;
+
+import dagger.Module;
+import dagger.Provides;
+import dev.egressproxies.api.spi.ProgressReporter;
+import dev.egressproxies.api.spi.ProviderContext;
+import dev.egressproxies.runtime.cli.OutputFormat;
+import dev.egressproxies.runtime.config.StateDirectory;
+import dev.egressproxies.runtime.progress.TerminalProgressReporter;
+import io.opentelemetry.api.OpenTelemetry;
+import java.net.http.HttpClient;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import javax.inject.Named;
+import javax.inject.Singleton;
+
+/**
+ * Provides the services shared with plugins: clock, HTTP client, progress reporting and the state
+ * directory. Tests replace it to fix the clock.
+ */
+@Module
+public final class ServicesModule {
+    private ServicesModule() {
+    }
+
+    @Provides
+    @Singleton
+    static Clock clock() {
+        return Clock.systemUTC();
+    }
+
+    @Provides
+    @Singleton
+    static HttpClient httpClient() {
+        // Redirects are followed for image URLs that point at a mirror; HTTP/1.1 keeps large
+        // downloads on one plain connection.
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .followRedirects(HttpClient.Redirect.NORMAL)
+                .connectTimeout(Duration.ofSeconds(30))
+                .build();
+    }
+
+    @Provides
+    @Singleton
+    static ProgressReporter progress(Invocation invocation) {
+        // Progress is for a person watching: never in JSON mode, never into a pipe or a log file.
+        if (invocation.terminal() && invocation.output() == OutputFormat.TABLE) {
+            return new TerminalProgressReporter(invocation.err(), System::nanoTime);
+        }
+        return ProgressReporter.SILENT;
+    }
+
+    @Provides
+    @Singleton
+    @Named("stateDirectory")
+    static Path stateDirectory(Invocation invocation) {
+        return StateDirectory.resolve(invocation.environment(), invocation.userHome());
+    }
+
+    @Provides
+    @Singleton
+    static ProviderContext providerContext(Clock clock, OpenTelemetry openTelemetry, HttpClient httpClient,
+                                           ProgressReporter progress, @Named("stateDirectory") Path stateDirectory) {
+        return new SharedServices(clock, openTelemetry, httpClient, progress, stateDirectory);
+    }
+}

@@ -1,0 +1,84 @@
+package dev.egressproxies.runtime.wiring;
+
+import dagger.Lazy;
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.api.Provider;
+import dev.egressproxies.runtime.cli.Printer;
+import dev.egressproxies.runtime.config.ConfigException;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import java.util.List;
+import java.util.stream.Collectors;
+import javax.inject.Inject;
+
+/**
+ * What a command works with during one invocation: the provider entries (built on first use, so
+ * {@code --version} needs no valid config), the discovered plugins, the printer and deadlines.
+ * Closing it closes the providers and flushes telemetry.
+ */
+public final class Session implements AutoCloseable {
+    private final Invocation invocation;
+    private final Lazy<ProviderEntries> entries;
+    private final Lazy<List<PluginSummary>> plugins;
+    private final Lazy<OpenTelemetrySdk> telemetry;
+    private final Printer printer;
+    private boolean entriesBuilt;
+    private boolean telemetryStarted;
+
+    @Inject
+    Session(Invocation invocation, Lazy<ProviderEntries> entries, Lazy<List<PluginSummary>> plugins,
+            Lazy<OpenTelemetrySdk> telemetry) {
+        this.invocation = invocation;
+        this.entries = entries;
+        this.plugins = plugins;
+        this.telemetry = telemetry;
+        this.printer = new Printer(invocation.output(), invocation.out(), invocation.err());
+    }
+
+    /** The configured entries; builds them (and fails with the config error) on first use. */
+    public ProviderEntries entries() {
+        telemetryStarted = true;
+        ProviderEntries built = entries.get();
+        entriesBuilt = true;
+        return built;
+    }
+
+    /**
+     * The provider of the named entry.
+     *
+     * @throws ConfigException naming the configured entries when there is none of that name
+     */
+    public Provider provider(String entry) {
+        ProviderEntries all = entries();
+        return all.provider(entry).orElseThrow(() -> new ConfigException("no provider entry named '" + entry
+                + "' in " + all.source() + "; configured entries: " + all.entries().stream()
+                .map(ProviderEntries.EntrySummary::name).collect(Collectors.joining(", "))));
+    }
+
+    /** The plugins found on the module and class path. */
+    public List<PluginSummary> plugins() {
+        return plugins.get();
+    }
+
+    /** Where results go. */
+    public Printer printer() {
+        return printer;
+    }
+
+    /** A fresh deadline for one provider call, from {@code --timeout}. */
+    public Deadline deadline() {
+        return Deadline.after(invocation.timeout());
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (entriesBuilt) {
+                entries.get().close();
+            }
+        } finally {
+            if (telemetryStarted) {
+                telemetry.get().close();
+            }
+        }
+    }
+}

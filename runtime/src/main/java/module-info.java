@@ -1,0 +1,28 @@
+/**
+ * The egressctl runtime: loads the configuration, builds the provider entries through the
+ * registry, wires shared services with Dagger and drives everything from a picocli command line.
+ * Imports no backend: backends are found on the module path at run time.
+ */
+module dev.egressproxies.runtime {
+    requires dev.egressproxies.api;
+    requires dev.egressproxies.registry;
+    requires com.fasterxml.jackson.databind;
+    requires com.fasterxml.jackson.dataformat.yaml;
+    requires info.picocli;
+    requires dagger;
+    requires javax.inject;
+    requires io.opentelemetry.api;
+    requires io.opentelemetry.sdk;
+    requires io.opentelemetry.sdk.autoconfigure;
+    requires org.slf4j;
+
+    exports dev.egressproxies.runtime;
+    exports dev.egressproxies.runtime.cli;
+    exports dev.egressproxies.runtime.config;
+    exports dev.egressproxies.runtime.apply;
+    exports dev.egressproxies.runtime.wiring;
+
+    // picocli builds the subcommands reflectively; Jackson binds the desired-set records.
+    opens dev.egressproxies.runtime.cli to info.picocli;
+    opens dev.egressproxies.runtime.apply to com.fasterxml.jackson.databind;
+}
