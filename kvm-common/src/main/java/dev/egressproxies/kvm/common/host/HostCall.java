@@ -1,0 +1,14 @@
+package dev.egressproxies.kvm.common.host;
+
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
+
+/**
+ * Work done against one host's libvirt within {@link HostConnections#call}.
+ *
+ * @param <T> what the work returns
+ */
+@FunctionalInterface
+public interface HostCall<T> {
+    /** Does the work; may throw {@link dev.egressproxies.kvm.common.libvirt.LibvirtException}. */
+    T apply(LibvirtHost libvirt);
+}

@@ -1,0 +1,96 @@
+package dev.egressproxies.kvm.common.libvirt;
+
+import java.io.InputStream;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The slice of libvirt the KVM backends use, on one host's connection: the seam between the
+ * backends' logic and libvirt-java, so unit tests run against a hand-written fake.
+ *
+ * <p>Every method may block on the hypervisor; callers reach it only through
+ * {@link HostConnections#call}, which bounds the wait by the caller's deadline. Failures the daemon
+ * reports are {@link LibvirtException}s with the daemon's error code; a broken link is any other
+ * runtime exception.
+ */
+public interface LibvirtHost {
+
+    /** The domain of that name, or empty when none is defined. */
+    Optional<Domain> lookupDomain(String name);
+
+    /** Defines (or redefines) a persistent domain from its XML. */
+    Domain defineDomain(String xml);
+
+    /**
+     * Starts a defined domain.
+     *
+     * @throws LibvirtException {@link LibvirtErrorCode#OPERATION_INVALID} when it already runs
+     */
+    void startDomain(Domain domain);
+
+    /**
+     * Forcibly stops a running domain.
+     *
+     * @throws LibvirtException {@link LibvirtErrorCode#OPERATION_INVALID} when it is not running
+     */
+    void destroyDomain(Domain domain);
+
+    /**
+     * Removes a domain's definition together with its managed-save image, snapshot metadata and
+     * NVRAM, so leftover state never blocks the undefine.
+     */
+    void undefineDomain(Domain domain);
+
+    /** The domain's current state. */
+    DomainState domainState(Domain domain);
+
+    /**
+     * The domain's metadata element in the given XML namespace, or empty when it has none
+     * (a domain this platform did not create).
+     */
+    Optional<String> domainMetadata(Domain domain, String namespaceUri);
+
+    /** The addresses of a running domain's interfaces, as one source reports them. */
+    List<InterfaceAddress> interfaceAddresses(Domain domain, AddressSource source);
+
+    /** Every domain defined on the host, running or not. */
+    List<Domain> listAllDomains();
+
+    /** The storage pool of that name, or empty when none exists. */
+    Optional<StoragePool> lookupPool(String name);
+
+    /** The pool's state and space. */
+    PoolInfo poolInfo(StoragePool pool);
+
+    /** Makes the pool notice volumes written behind its back (after an upload). */
+    void refreshPool(StoragePool pool);
+
+    /** The volume of that name in the pool, or empty when none exists. */
+    Optional<StorageVolume> lookupVolume(StoragePool pool, String name);
+
+    /**
+     * Creates a volume from its XML.
+     *
+     * @throws LibvirtException {@link LibvirtErrorCode#STORAGE_VOLUME_EXISTS} when one of that name
+     *                          exists: creation is atomic, so the existing one is complete
+     */
+    StorageVolume createVolume(StoragePool pool, String xml);
+
+    /**
+     * Streams {@code length} bytes into the volume from its start; the stream is read to its end
+     * (or to {@code length}) and not closed.
+     */
+    void uploadVolume(StorageVolume volume, InputStream data, long length);
+
+    /**
+     * Reads a volume's first bytes, at most {@code maximumBytes}; for small volumes such as
+     * markers, never for images.
+     */
+    byte[] downloadVolume(StorageVolume volume, int maximumBytes);
+
+    /** Deletes a volume. */
+    void deleteVolume(StorageVolume volume);
+
+    /** What the host says about itself, for preflight checks. */
+    HostInfo hostInfo();
+}
