@@ -18,15 +18,19 @@ import java.time.Duration;
  *
  * @param kind      the error every failing call throws, or {@code null} for none
  * @param latency   how long every call waits before doing its work; zero (the default) for none
- * @param hang      whether every call blocks until its deadline passes or its thread is interrupted
+ * @param hang      whether every call blocks until its deadline passes or its thread is interrupted;
+ *                  false by default
  * @param failAfter how many calls succeed before every later one fails with {@code kind};
  *                  0 (the default) makes every call fail
  */
-public record FaultConfig(ErrorKind kind, Duration latency, boolean hang, int failAfter) {
+public record FaultConfig(ErrorKind kind, Duration latency, Boolean hang, Integer failAfter) {
 
     /** Applies defaults and rejects values that cannot work, saying what to write instead. */
     public FaultConfig {
+        // Boxed, so the registry treats them as optional: absent means the default.
         latency = latency == null ? Duration.ZERO : latency;
+        hang = hang != null && hang;
+        failAfter = failAfter == null ? 0 : failAfter;
         if (latency.isNegative()) {
             throw new IllegalArgumentException("latency is negative (" + latency
                     + "): use zero or a positive duration, for example 500ms");
