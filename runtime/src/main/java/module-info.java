@@ -18,6 +18,7 @@ module dev.egressproxies.runtime {
 
     exports dev.egressproxies.runtime;
     exports dev.egressproxies.runtime.cli;
+    exports dev.egressproxies.runtime.output;
     exports dev.egressproxies.runtime.config;
     exports dev.egressproxies.runtime.apply;
     exports dev.egressproxies.runtime.wiring;

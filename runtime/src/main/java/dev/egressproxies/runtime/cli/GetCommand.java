@@ -1,5 +1,7 @@
 package dev.egressproxies.runtime.cli;
 
+import dev.egressproxies.runtime.output.QualifiedId;
+import dev.egressproxies.runtime.output.Printer;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.runtime.wiring.Session;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.egressproxies.runtime.cli;
 
+import dev.egressproxies.runtime.output.Printer;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.runtime.wiring.Session;

@@ -1,5 +1,6 @@
 package dev.egressproxies.runtime.cli;
 
+import dev.egressproxies.runtime.output.OutputFormat;
 import java.util.Locale;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;

@@ -1,5 +1,7 @@
 package dev.egressproxies.runtime.cli;
 
+import dev.egressproxies.runtime.output.Table;
+import dev.egressproxies.runtime.output.Printer;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.egressproxies.runtime.wiring.PluginSummary;

@@ -1,5 +1,6 @@
 package dev.egressproxies.runtime.cli;
 
+import dev.egressproxies.runtime.output.OutputFormat;
 import dev.egressproxies.runtime.wiring.Invocation;
 import dev.egressproxies.runtime.wiring.Session;
 import java.io.PrintStream;

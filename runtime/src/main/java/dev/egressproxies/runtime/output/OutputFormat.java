@@ -1,4 +1,4 @@
-package dev.egressproxies.runtime.cli;
+package dev.egressproxies.runtime.output;
 
 /**
  * How a command prints its result: a table for people, or JSON for scripts.

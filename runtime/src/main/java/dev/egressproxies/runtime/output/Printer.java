@@ -1,4 +1,4 @@
-package dev.egressproxies.runtime.cli;
+package dev.egressproxies.runtime.output;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

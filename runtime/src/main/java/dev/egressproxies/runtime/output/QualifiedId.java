@@ -1,4 +1,4 @@
-package dev.egressproxies.runtime.cli;
+package dev.egressproxies.runtime.output;
 
 /**
  * An instance ID as {@code egressctl} prints and accepts it: the provider entry, a slash, and the

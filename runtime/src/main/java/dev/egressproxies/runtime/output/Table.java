@@ -1,4 +1,4 @@
-package dev.egressproxies.runtime.cli;
+package dev.egressproxies.runtime.output;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;

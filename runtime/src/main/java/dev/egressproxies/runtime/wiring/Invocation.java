@@ -1,6 +1,6 @@
 package dev.egressproxies.runtime.wiring;
 
-import dev.egressproxies.runtime.cli.OutputFormat;
+import dev.egressproxies.runtime.output.OutputFormat;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -4,7 +4,7 @@ import dagger.Module;
 import dagger.Provides;
 import dev.egressproxies.api.spi.ProgressReporter;
 import dev.egressproxies.api.spi.ProviderContext;
-import dev.egressproxies.runtime.cli.OutputFormat;
+import dev.egressproxies.runtime.output.OutputFormat;
 import dev.egressproxies.runtime.config.StateDirectory;
 import dev.egressproxies.runtime.progress.TerminalProgressReporter;
 import io.opentelemetry.api.OpenTelemetry;

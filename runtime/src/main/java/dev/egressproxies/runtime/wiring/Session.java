@@ -3,7 +3,7 @@ package dev.egressproxies.runtime.wiring;
 import dagger.Lazy;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Provider;
-import dev.egressproxies.runtime.cli.Printer;
+import dev.egressproxies.runtime.output.Printer;
 import dev.egressproxies.runtime.config.ConfigException;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.egressproxies.runtime.cli;
+package dev.egressproxies.runtime.output;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
