@@ -1,0 +1,77 @@
+package dev.egressproxies.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Instance;
+import dev.egressproxies.api.InstanceState;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.ProviderException;
+import java.time.Instant;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The conformance cases of {@code get}: what it reports about an instance, and how it fails for
+ * IDs that name no instance.
+ */
+abstract class GetConformance extends ConformanceGroup {
+
+    GetConformance(Supplier<ConformanceSession> session) {
+        super(session);
+    }
+
+    @Test
+    void unknownIdIsNotFound() {
+        String id = target().unknownId();
+
+        ProviderException error = ProviderErrors.thrownBy("get of an unknown ID", () -> session().get(id));
+
+        ProviderErrors.assertError(error, ErrorKind.NOT_FOUND, Operation.GET, entry(), id);
+    }
+
+    @Test
+    void malformedIdIsPermanent() {
+        String id = target().malformedId();
+
+        ProviderException error = ProviderErrors.thrownBy("get of a malformed ID", () -> session().get(id));
+
+        ProviderErrors.assertError(error, ErrorKind.PERMANENT, Operation.GET, entry(), id);
+    }
+
+    @Test
+    void uidAndCreationTimeRoundTrip() {
+        String name = names().name("times");
+        Instant before = Instant.now().minus(target().clockSkew());
+        String id = session().create(session().request(name));
+        Instant after = Instant.now().plus(target().clockSkew());
+
+        Instance instance = session().get(id);
+
+        assertThat(instance.uid()).as("UID get reports").isEqualTo(ConformanceSession.uidFor(name));
+        assertThat(instance.createdAt())
+                .as("creation time, allowing %s of clock skew", target().clockSkew())
+                .isNotNull()
+                .isBetween(before, after);
+    }
+
+    @Test
+    void newInstanceIsProvisioningOrRunning() {
+        String id = session().create("fresh");
+
+        assertThat(session().get(id).state()).as("state of a new instance").isIn(InstanceState.PROVISIONING, InstanceState.RUNNING);
+    }
+
+    @Test
+    void reportsTheSameIdentityOnEveryCall() {
+        String id = session().create("stable");
+
+        Instance first = session().get(id);
+        Instance second = session().get(id);
+
+        assertThat(second.id()).isEqualTo(first.id()).isEqualTo(id);
+        assertThat(second.name()).isEqualTo(first.name());
+        assertThat(second.uid()).isEqualTo(first.uid());
+        assertThat(second.createdAt()).isEqualTo(first.createdAt());
+    }
+}

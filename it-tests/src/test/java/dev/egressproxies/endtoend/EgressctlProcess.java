@@ -1,0 +1,107 @@
+package dev.egressproxies.endtoend;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs the packaged {@code egressctl} launcher (runtime/target/egressctl) as a separate process,
+ * the way a person does, with its own home, working directory and environment.
+ */
+final class EgressctlProcess {
+    private static final long TIMEOUT_SECONDS = 60;
+
+    private final Path launcher;
+    private final Path home;
+    private final Path workingDirectory;
+    private final Map<String, String> environment = new HashMap<>();
+
+    EgressctlProcess(Path home, Path workingDirectory) {
+        String distribution = System.getProperty("egressctl.home");
+        if (distribution == null) {
+            throw new IllegalStateException("system property egressctl.home is not set; run through Maven");
+        }
+        this.launcher = Path.of(distribution, "bin", "egressctl");
+        if (!Files.isExecutable(launcher)) {
+            throw new IllegalStateException(launcher + " is missing: build it with ./mvnw package -pl runtime -am");
+        }
+        this.home = home;
+        this.workingDirectory = workingDirectory;
+    }
+
+    /** Sets an environment variable for every later run. */
+    EgressctlProcess with(String name, String value) {
+        environment.put(name, value);
+        return this;
+    }
+
+    /** Runs one command line and waits for it. */
+    Result run(String... arguments) {
+        return start(arguments).await();
+    }
+
+    /** Starts one command line without waiting. */
+    Running start(String... arguments) {
+        List<String> command = new ArrayList<>();
+        command.add(launcher.toString());
+        command.addAll(List.of(arguments));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(workingDirectory.toFile());
+        Map<String, String> processEnvironment = builder.environment();
+        processEnvironment.keySet().removeIf(name -> name.startsWith("EGRESS") || name.startsWith("XDG_")
+                || name.startsWith("OTEL_"));
+        processEnvironment.put("HOME", home.toString());
+        processEnvironment.put("JAVA_HOME", System.getProperty("java.home"));
+        processEnvironment.putAll(environment);
+        try {
+            Path out = Files.createTempFile(home, "out", ".txt");
+            Path err = Files.createTempFile(home, "err", ".txt");
+            Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+            return new Running(process, out, err, String.join(" ", arguments));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A started command line. */
+    record Running(Process process, Path out, Path err, String commandLine) {
+        Result await() {
+            try {
+                if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    throw new AssertionError("egressctl " + commandLine + " did not finish in " + TIMEOUT_SECONDS + " s");
+                }
+                return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                        Files.readString(err, StandardCharsets.UTF_8), commandLine);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
+                throw new AssertionError("interrupted", e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /**
+     * What one run did.
+     *
+     * @param exitCode    its exit code
+     * @param out         standard output
+     * @param err         standard error
+     * @param commandLine the arguments, for messages
+     */
+    record Result(int exitCode, String out, String err, String commandLine) {
+        @Override
+        public String toString() {
+            return "egressctl " + commandLine + " -> exit " + exitCode + "\n--- out\n" + out + "--- err\n" + err;
+        }
+    }
+}

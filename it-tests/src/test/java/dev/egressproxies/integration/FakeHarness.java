@@ -1,0 +1,50 @@
+package dev.egressproxies.integration;
+
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.conformance.ConformanceHarness;
+import dev.egressproxies.fake.FakeProvider;
+
+/**
+ * The conformance hooks of the fake backend, through its test methods and fault injector.
+ *
+ * <p>Planted instances need no removal: every test gets a fake of its own, in memory or in a
+ * state file in the test's temporary directory.
+ */
+final class FakeHarness implements ConformanceHarness {
+    private final FakeProvider fake;
+
+    FakeHarness(FakeProvider fake) {
+        this.fake = fake;
+    }
+
+    @Override
+    public String plantUnmanaged(Placement placement, String name) {
+        return fake.addUnmanaged(placement.zone(), name);
+    }
+
+    @Override
+    public void stop(String id) {
+        fake.stop(id);
+    }
+
+    @Override
+    public void hang(Operation operation) {
+        fake.faults().hang(operation);
+    }
+
+    /**
+     * Fails every listing with TRANSIENT: the fake keeps all zones in one store, so it cannot lose
+     * one alone, and a failed listing is exactly what one unreadable zone must cause.
+     */
+    @Override
+    public void makeZoneUnreadable(String zone) {
+        fake.faults().failAlways(Operation.LIST_MANAGED, ErrorKind.TRANSIENT);
+    }
+
+    @Override
+    public void restore() {
+        fake.faults().clear();
+    }
+}

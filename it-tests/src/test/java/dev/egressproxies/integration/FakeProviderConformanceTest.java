@@ -1,0 +1,37 @@
+package dev.egressproxies.integration;
+
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.conformance.Capability;
+import dev.egressproxies.conformance.ConformanceTarget;
+import dev.egressproxies.conformance.ProviderConformanceTest;
+import dev.egressproxies.fake.FakeProvider;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The conformance suite run against the fake backend in memory, built from
+ * {@code conformance/fake.yaml} through the registry; with every hook its fault injector offers.
+ */
+class FakeProviderConformanceTest extends ProviderConformanceTest {
+    private static final String ENTRY = "fake-conformance";
+
+    @TempDir
+    Path stateDirectory;
+
+    @Override
+    protected ConformanceTarget createTarget() throws Exception {
+        FakeProvider fake = ConfiguredProviders.provider("/conformance/fake.yaml", ENTRY, FakeProvider.class,
+                new TestProviderContext(stateDirectory));
+        return ConformanceTarget.builder(fake, ENTRY)
+                .capabilities(Capability.values())
+                .placement(new Placement("zone-a", "small", "debian-12"))
+                .placement(new Placement("zone-b", "large", "debian-12"))
+                .malformedId("not-a-fake-id")
+                .unknownId("zone-a/never-created")
+                .stateTimeout(Duration.ofSeconds(5))
+                .callTimeout(Duration.ofSeconds(10))
+                .harness(new FakeHarness(fake))
+                .build();
+    }
+}

@@ -1,0 +1,41 @@
+package dev.egressproxies.integration;
+
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.conformance.Capability;
+import dev.egressproxies.conformance.ConformanceTarget;
+import dev.egressproxies.conformance.ProviderConformanceTest;
+import dev.egressproxies.fake.FakeProvider;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The conformance suite run against the fake backend kept in a state file, built from
+ * {@code conformance/fake-file-state.yaml}: one zone, and a boot that outlasts every test, so
+ * it declares neither {@link Capability#MULTIPLE_ZONES} nor {@link Capability#REACHES_RUNNING}
+ * and the suite asserts the behaviour the contract allows without them (the behaviour a VM
+ * without a guest agent shows).
+ */
+class FileBackedFakeConformanceTest extends ProviderConformanceTest {
+    private static final String ENTRY = "fake-file-state";
+
+    @TempDir
+    Path stateDirectory;
+
+    @Override
+    protected ConformanceTarget createTarget() throws Exception {
+        FakeProvider fake = ConfiguredProviders.provider("/conformance/fake-file-state.yaml", ENTRY,
+                FakeProvider.class, new TestProviderContext(stateDirectory));
+        return ConformanceTarget.builder(fake, ENTRY)
+                .capabilities(Capability.PLANTS_UNMANAGED_INSTANCES, Capability.STOPS_INSTANCES,
+                        Capability.HANGS_ON_DEMAND, Capability.MAKES_ZONES_UNREADABLE)
+                .placement(new Placement("zone-a", "small", "debian-12"))
+                .malformedId("zone-a/")
+                .unknownId("zone-a/never-created")
+                // Without REACHES_RUNNING this is how long the suite watches an instance not boot.
+                .stateTimeout(Duration.ofSeconds(1))
+                .callTimeout(Duration.ofSeconds(10))
+                .harness(new FakeHarness(fake))
+                .build();
+    }
+}

@@ -1,0 +1,47 @@
+package dev.egressproxies.integration;
+
+import dev.egressproxies.api.spi.ProgressReporter;
+import dev.egressproxies.api.spi.ProviderContext;
+import io.opentelemetry.api.OpenTelemetry;
+import java.net.http.HttpClient;
+import java.nio.file.Path;
+import java.time.Clock;
+
+/**
+ * The services the integration tests share with plugins: the real wall clock (the suite compares
+ * creation times with its own clock), no telemetry, no progress display, and a state directory
+ * of the test's own.
+ */
+final class TestProviderContext implements ProviderContext {
+    private final Path stateDirectory;
+
+    TestProviderContext(Path stateDirectory) {
+        this.stateDirectory = stateDirectory;
+    }
+
+    @Override
+    public Clock clock() {
+        return Clock.systemUTC();
+    }
+
+    @Override
+    public OpenTelemetry openTelemetry() {
+        return OpenTelemetry.noop();
+    }
+
+    @Override
+    public HttpClient httpClient() {
+        // The backends tested here never download anything; failing loudly shows if one starts to.
+        throw new UnsupportedOperationException("the in-memory backends under test make no HTTP calls");
+    }
+
+    @Override
+    public ProgressReporter progress() {
+        return ProgressReporter.SILENT;
+    }
+
+    @Override
+    public Path stateDirectory() {
+        return stateDirectory;
+    }
+}
