@@ -11,13 +11,16 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The packaged {@code egressctl} run as separate processes, as a person runs it: on the module
  * path, with the fake backend and a third-party plugin jar dropped into a plugin directory.
+ * Tagged {@code integration}: it needs the packaged distribution, which only {@code verify} builds.
  */
+@Tag("integration")
 class EgressctlEndToEndTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
