@@ -1,0 +1,89 @@
+package dev.egressproxies.kvm.common.ssh;
+
+import dev.egressproxies.kvm.common.ssh.SshTunnelException.Reason;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.sshd.common.NamedResource;
+import org.apache.sshd.common.config.keys.FilePasswordProvider;
+import org.apache.sshd.common.util.security.SecurityUtils;
+
+/**
+ * Reads the client's private key pairs from a key file in OpenSSH or PEM form.
+ *
+ * <p>Reading and parsing fail differently on purpose: a file that is not there or cannot be read
+ * may be a secret that is still being mounted, so that is transient and the next connection
+ * attempt reads it again; content that does not parse will not parse next time either, so that is
+ * permanent.
+ */
+final class PrivateKeyFile {
+    /** The largest key OpenSSH writes (RSA 16384) is about 13 KiB; anything far bigger is not a key. */
+    static final int MAXIMUM_BYTES = 64 * 1024;
+
+    private PrivateKeyFile() {
+    }
+
+    /** Returns every key pair in {@code file}; never an empty list. */
+    static List<KeyPair> load(Path file) throws SshTunnelException {
+        byte[] content = read(file);
+        AtomicBoolean passphraseRequested = new AtomicBoolean();
+        // The provider answers "no passphrase" and remembers it was asked, to explain the failure.
+        FilePasswordProvider noPassphrase = (session, resource, retryIndex) -> {
+            passphraseRequested.set(true);
+            return null;
+        };
+        List<KeyPair> keyPairs = new ArrayList<>();
+        try {
+            Iterable<KeyPair> loaded = SecurityUtils.loadKeyPairIdentities(
+                    null, NamedResource.ofName(file.toString()), new ByteArrayInputStream(content), noPassphrase);
+            if (loaded != null) {
+                loaded.forEach(keyPairs::add);
+            }
+        } catch (IOException | GeneralSecurityException | RuntimeException e) {
+            if (passphraseRequested.get()) {
+                throw new SshTunnelException(Reason.KEY_FILE_INVALID, "SSH private key file " + file
+                        + " is protected by a passphrase, which cannot be entered here: remove it with"
+                        + " 'ssh-keygen -p -N \"\" -f " + file + "' or use another key", e);
+            }
+            throw invalid(file, "cannot be parsed (" + e.getMessage() + ")" + ed25519Hint(), e);
+        }
+        if (keyPairs.isEmpty()) {
+            throw invalid(file, "holds no private key of a supported type" + ed25519Hint(), null);
+        }
+        return List.copyOf(keyPairs);
+    }
+
+    private static byte[] read(Path file) throws SshTunnelException {
+        try {
+            return BoundedFile.read(file, MAXIMUM_BYTES).orElseThrow(() -> invalid(file,
+                    "is larger than " + MAXIMUM_BYTES / 1024 + " KiB, so it cannot be a private key", null));
+        } catch (NoSuchFileException e) {
+            throw new SshTunnelException(Reason.KEY_FILE_MISSING, "SSH private key file " + file
+                    + " does not exist (yet): create or mount it; every connection attempt reads it again", e);
+        } catch (IOException e) {
+            throw new SshTunnelException(Reason.KEY_FILE_UNREADABLE, "SSH private key file " + file
+                    + " cannot be read (" + e + "): check that this process may read it", e);
+        }
+    }
+
+    private static SshTunnelException invalid(Path file, String problem, Throwable cause) {
+        return new SshTunnelException(Reason.KEY_FILE_INVALID, "SSH private key file " + file + " " + problem
+                + ": it must be an unencrypted ed25519, RSA or ECDSA private key in OpenSSH or PEM form,"
+                + " as 'ssh-keygen -t ed25519 -N \"\" -f FILE' writes", cause);
+    }
+
+    /** Explains the one case where a valid key is refused: Ed25519 without a provider on the path. */
+    private static String ed25519Hint() {
+        if (SecurityUtils.isEDDSACurveSupported()) {
+            return "";
+        }
+        return " (if it is an ed25519 key: those need net.i2p.crypto:eddsa or BouncyCastle on the class or"
+                + " module path, and neither is there)";
+    }
+}

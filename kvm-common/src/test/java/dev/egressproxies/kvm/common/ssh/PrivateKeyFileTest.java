@@ -1,0 +1,98 @@
+package dev.egressproxies.kvm.common.ssh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.egressproxies.kvm.common.ssh.SshTunnelException.Reason;
+import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.util.List;
+import org.apache.sshd.common.config.keys.KeyUtils;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Reading private keys: every supported type and format, and transient versus permanent failures. */
+class PrivateKeyFileTest {
+    @TempDir
+    Path folder;
+
+    @ParameterizedTest
+    @CsvSource({
+        "ED25519_OPENSSH, ssh-ed25519",
+        "ED25519_PKCS8_PEM, ssh-ed25519",
+        "RSA_OPENSSH, ssh-rsa",
+        "RSA_PKCS1_PEM, ssh-rsa",
+        "RSA_PKCS8_PEM, ssh-rsa",
+        "ECDSA_OPENSSH, ecdsa-sha2-nistp256",
+        "ECDSA_SEC1_PEM, ecdsa-sha2-nistp384",
+    })
+    void readsEverySupportedTypeAndFormat(Client kind, String keyType) throws Exception {
+        List<KeyPair> pairs = PrivateKeyFile.load(TestKeys.get().client(kind));
+        assertThat(pairs).hasSize(1);
+        assertThat(KeyUtils.getKeyType(pairs.get(0).getPublic())).isEqualTo(keyType);
+        assertThat(pairs.get(0).getPrivate()).isNotNull();
+    }
+
+    @Test
+    void aMissingFileIsTransient() {
+        SshTunnelException failure = failureFor(folder.resolve("absent"));
+        assertThat(failure.reason()).isEqualTo(Reason.KEY_FILE_MISSING);
+        assertThat(failure.isPermanent()).isFalse();
+    }
+
+    @Test
+    void aFolderInsteadOfAFileIsTransient() throws Exception {
+        SshTunnelException failure = failureFor(Files.createDirectory(folder.resolve("key")));
+        assertThat(failure.reason()).isEqualTo(Reason.KEY_FILE_UNREADABLE);
+        assertThat(failure.isPermanent()).isFalse();
+    }
+
+    @Test
+    void garbageIsPermanent() throws Exception {
+        SshTunnelException failure = failureFor(Files.writeString(folder.resolve("key"), "hello, I am not a key\n"));
+        assertThat(failure.reason()).isEqualTo(Reason.KEY_FILE_INVALID);
+        assertThat(failure.isPermanent()).isTrue();
+        assertThat(failure.getMessage()).contains(folder.resolve("key").toString(), "ed25519, RSA or ECDSA");
+    }
+
+    @Test
+    void aTruncatedKeyIsPermanent() throws Exception {
+        String whole = Files.readString(TestKeys.get().client(Client.ED25519_OPENSSH));
+        Path truncated = Files.writeString(folder.resolve("key"), whole.substring(0, whole.length() / 2));
+        assertThat(failureFor(truncated).reason()).isEqualTo(Reason.KEY_FILE_INVALID);
+    }
+
+    @Test
+    void anEmptyFileIsPermanent() throws Exception {
+        assertThat(failureFor(Files.createFile(folder.resolve("key"))).reason()).isEqualTo(Reason.KEY_FILE_INVALID);
+    }
+
+    @Test
+    void aPublicKeyIsNotAPrivateKey() throws Exception {
+        Path publicKey = Path.of(TestKeys.get().client(Client.ED25519_OPENSSH) + ".pub");
+        assertThat(failureFor(publicKey).reason()).isEqualTo(Reason.KEY_FILE_INVALID);
+    }
+
+    @Test
+    void aHugeFileIsRefusedWithoutReadingItAll() throws Exception {
+        Path huge = Files.write(folder.resolve("disk.img"), new byte[PrivateKeyFile.MAXIMUM_BYTES + 1]);
+        SshTunnelException failure = failureFor(huge);
+        assertThat(failure.reason()).isEqualTo(Reason.KEY_FILE_INVALID);
+        assertThat(failure.getMessage()).contains("larger than");
+    }
+
+    @Test
+    void aPassphraseIsNamedAsTheProblem() {
+        SshTunnelException failure = failureFor(TestKeys.get().client(Client.ENCRYPTED));
+        assertThat(failure.reason()).isEqualTo(Reason.KEY_FILE_INVALID);
+        assertThat(failure.getMessage()).contains("passphrase");
+    }
+
+    private static SshTunnelException failureFor(Path file) {
+        return catchThrowableOfType(SshTunnelException.class, () -> PrivateKeyFile.load(file));
+    }
+}

@@ -1,0 +1,107 @@
+package dev.egressproxies.kvm.common.ssh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.egressproxies.kvm.common.ssh.SshTunnelException.Reason;
+import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
+import java.io.IOException;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Public-key authentication against a real sshd, and how each kind of bad key file fails. */
+@Timeout(60)
+class SshTunnelAuthenticationTest {
+    @RegisterExtension
+    static final OpenSshServer SSHD = new OpenSshServer();
+
+    private static UnixTestServer echo;
+
+    @TempDir
+    Path folder;
+
+    @BeforeAll
+    static void startEchoServer() throws IOException {
+        echo = UnixTestServer.echo();
+    }
+
+    @AfterAll
+    static void stopEchoServer() throws IOException {
+        echo.close();
+    }
+
+    @AfterEach
+    void noThreadOutlivesItsTunnel() throws InterruptedException {
+        assertThat(TunnelThreadsCount.awaitNone(5_000)).isEmpty();
+    }
+
+    private static SshTunnelSettings settings(Path key) {
+        return SSHD.settings(key, echo.socketPath().toString());
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Client.class, names = {"UNAUTHORIZED", "ENCRYPTED"}, mode = EnumSource.Mode.EXCLUDE)
+    void everyKeyTypeAndFormatConnects(Client key) throws Exception {
+        byte[] sent = ("hello through " + key).getBytes(StandardCharsets.UTF_8);
+        try (SshTunnel tunnel = SshTunnel.open(settings(TestKeys.get().client(key)));
+                SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.localSocketPath()))) {
+            assertThat(SshTunnelForwardingTest.roundTrip(local, sent)).isEqualTo(sent);
+        }
+    }
+
+    @Test
+    void aKeyTheHostDoesNotKnowIsRejectedPermanently() {
+        Path key = TestKeys.get().client(Client.UNAUTHORIZED);
+        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
+                () -> SshTunnel.open(settings(key)));
+        assertThat(failure.reason()).isEqualTo(Reason.AUTHENTICATION_REJECTED);
+        assertThat(failure.isPermanent()).isTrue();
+        assertThat(failure.getMessage()).contains(key.toString(), "user " + SSHD.user(), "authorized_keys");
+    }
+
+    @Test
+    void aMissingKeyFileIsTransientAndHealsWhenTheFileAppears() throws Exception {
+        Path key = folder.resolve("mounted-later");
+        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
+                () -> SshTunnel.open(settings(key)));
+        assertThat(failure.reason()).isEqualTo(Reason.KEY_FILE_MISSING);
+        assertThat(failure.isPermanent()).isFalse();
+        assertThat(failure.getMessage()).contains(key.toString(), "does not exist");
+
+        Files.copy(TestKeys.get().client(Client.ED25519_OPENSSH), key);
+        try (SshTunnel tunnel = SshTunnel.open(settings(key))) {
+            assertThat(tunnel.isOpen()).isTrue();
+        }
+    }
+
+    @Test
+    void anUnparseableKeyFileIsPermanent() throws Exception {
+        Path key = Files.writeString(folder.resolve("garbage"), "-----BEGIN OPENSSH PRIVATE KEY-----\nnot a key\n");
+        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
+                () -> SshTunnel.open(settings(key)));
+        assertThat(failure.reason()).isEqualTo(Reason.KEY_FILE_INVALID);
+        assertThat(failure.isPermanent()).isTrue();
+        assertThat(failure.getMessage()).contains(key.toString());
+    }
+
+    @Test
+    void aKeyWithAPassphraseIsPermanentAndSaysSo() {
+        Path key = TestKeys.get().client(Client.ENCRYPTED);
+        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
+                () -> SshTunnel.open(settings(key)));
+        assertThat(failure.reason()).isEqualTo(Reason.KEY_FILE_INVALID);
+        assertThat(failure.getMessage()).contains("passphrase", "ssh-keygen -p");
+    }
+}

@@ -1,0 +1,173 @@
+package dev.egressproxies.kvm.common.ssh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.egressproxies.kvm.common.ssh.SshTunnelException.Reason;
+import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** How opening a tunnel fails when the host, its sshd or its socket does not cooperate. */
+@Timeout(60)
+class SshTunnelFailureTest {
+    @RegisterExtension
+    static final OpenSshServer SSHD = new OpenSshServer();
+
+    private static UnixTestServer echo;
+
+    @BeforeAll
+    static void startEchoServer() throws IOException {
+        echo = UnixTestServer.echo();
+    }
+
+    @AfterAll
+    static void stopEchoServer() throws IOException {
+        echo.close();
+    }
+
+    @AfterEach
+    void noThreadOutlivesItsTunnel() throws InterruptedException {
+        assertThat(TunnelThreadsCount.awaitNone(5_000)).isEmpty();
+    }
+
+    private static Path key() {
+        return TestKeys.get().client(Client.ED25519_OPENSSH);
+    }
+
+    private static SshTunnelSettings settingsForPort(int port, Duration handshakeTimeout) {
+        return SshTunnelSettings.of(OpenSshServer.HOST, port, SSHD.user(), key(),
+                HostKeyPolicy.insecureIgnoreHostKey(), echo.socketPath().toString()).withHandshakeTimeout(handshakeTimeout);
+    }
+
+    @Test
+    void aHostThatAcceptsButNeverSpeaksTimesOut() throws Exception {
+        try (SilentTcpListener silent = new SilentTcpListener()) {
+            long started = System.nanoTime();
+            SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
+                    () -> SshTunnel.open(settingsForPort(silent.port(), Duration.ofSeconds(1))));
+            long elapsedMillis = (System.nanoTime() - started) / 1_000_000;
+            assertThat(failure.reason()).isEqualTo(Reason.HANDSHAKE_TIMEOUT);
+            assertThat(failure.isPermanent()).isFalse();
+            assertThat(failure.getMessage()).contains(OpenSshServer.HOST + ":" + silent.port(), "PT1S");
+            assertThat(elapsedMillis).isBetween(900L, 3_000L);
+        }
+    }
+
+    @Test
+    void aPortWithoutSshdIsUnreachable() throws Exception {
+        int closedPort = OpenSshServer.freePort();
+        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
+                () -> SshTunnel.open(settingsForPort(closedPort, Duration.ofSeconds(5))));
+        assertThat(failure.reason()).isEqualTo(Reason.UNREACHABLE);
+        assertThat(failure.isPermanent()).isFalse();
+        assertThat(failure.getMessage()).contains(OpenSshServer.HOST + ":" + closedPort);
+    }
+
+    @Test
+    void aThreadInterruptedWhileOpeningGetsControlBackAtOnce() throws Exception {
+        try (SilentTcpListener silent = new SilentTcpListener()) {
+            CompletableFuture<SshTunnelException> failure = new CompletableFuture<>();
+            AtomicBoolean stillInterrupted = new AtomicBoolean();
+            Thread opener = new Thread(() -> {
+                try {
+                    SshTunnel.open(settingsForPort(silent.port(), Duration.ofSeconds(30))).close();
+                    failure.complete(null);
+                } catch (SshTunnelException e) {
+                    stillInterrupted.set(Thread.currentThread().isInterrupted());
+                    failure.complete(e);
+                }
+            });
+            opener.start();
+            silent.awaitConnection();
+            long interrupted = System.nanoTime();
+            opener.interrupt();
+            SshTunnelException result = failure.get(5, TimeUnit.SECONDS);
+            assertThat((System.nanoTime() - interrupted) / 1_000_000).isLessThan(1_000);
+            assertThat(result.reason()).isEqualTo(Reason.INTERRUPTED);
+            assertThat(stillInterrupted).isTrue();
+        }
+    }
+
+    @Test
+    void aRemoteSocketNobodyListensOnIsTransient() {
+        SshTunnelSettings settings = SSHD.settings(key(), "/nonexistent/libvirt-sock");
+        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class, () -> SshTunnel.open(settings));
+        assertThat(failure.reason()).isEqualTo(Reason.REMOTE_SOCKET_UNAVAILABLE);
+        assertThat(failure.isPermanent()).isFalse();
+        assertThat(failure.getMessage()).contains("/nonexistent/libvirt-sock");
+    }
+
+    @Test
+    void sshdThatForbidsSocketForwardingIsReportedWithTheSettingToChange() throws Exception {
+        try (OpenSshServer strict = new OpenSshServer().withOption("AllowStreamLocalForwarding", "no")) {
+            strict.start();
+            SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
+                    () -> SshTunnel.open(strict.settings(key(), echo.socketPath().toString())));
+            // OpenSSH answers exactly as for a socket nobody listens on, so the reason is the same.
+            assertThat(failure.reason()).isEqualTo(Reason.REMOTE_SOCKET_UNAVAILABLE);
+            assertThat(failure.getMessage()).contains("AllowStreamLocalForwarding yes");
+            assertThat(strict.log()).contains("refused streamlocal port forward");
+        }
+    }
+
+    /** A TCP listener on 127.0.0.1 that accepts connections and never sends a byte. */
+    static final class SilentTcpListener implements AutoCloseable {
+        private final ServerSocket server = new ServerSocket(0, 50, InetAddress.getByName(OpenSshServer.HOST));
+        private final List<Socket> accepted = new ArrayList<>();
+        private final CompletableFuture<Void> firstConnection = new CompletableFuture<>();
+        private final Thread acceptLoop = new Thread(this::acceptConnections, "silent-tcp-listener");
+
+        SilentTcpListener() throws IOException {
+            acceptLoop.setDaemon(true);
+            acceptLoop.start();
+        }
+
+        int port() {
+            return server.getLocalPort();
+        }
+
+        void awaitConnection() throws Exception {
+            firstConnection.get(5, TimeUnit.SECONDS);
+        }
+
+        private void acceptConnections() {
+            while (!server.isClosed()) {
+                try {
+                    Socket socket = server.accept();
+                    synchronized (accepted) {
+                        accepted.add(socket);
+                    }
+                    firstConnection.complete(null);
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close();
+            synchronized (accepted) {
+                for (Socket socket : accepted) {
+                    socket.close();
+                }
+            }
+        }
+    }
+}

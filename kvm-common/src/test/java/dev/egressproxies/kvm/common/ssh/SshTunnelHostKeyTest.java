@@ -1,0 +1,142 @@
+package dev.egressproxies.kvm.common.ssh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.egressproxies.kvm.common.ssh.SshTunnelException.Reason;
+import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
+import java.io.IOException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The host key check against a real sshd that presents two host keys (ed25519 and ECDSA): refusals
+ * happen before authentication, and say what to fix.
+ */
+@Timeout(60)
+class SshTunnelHostKeyTest {
+    @RegisterExtension
+    static final OpenSshServer SSHD = new OpenSshServer().withHostKey(TestKeys.get().hostEcdsa());
+
+    private static UnixTestServer echo;
+
+    @TempDir
+    Path folder;
+
+    @BeforeAll
+    static void startEchoServer() throws IOException {
+        echo = UnixTestServer.echo();
+    }
+
+    @AfterAll
+    static void stopEchoServer() throws IOException {
+        echo.close();
+    }
+
+    @AfterEach
+    void noThreadOutlivesItsTunnel() throws InterruptedException {
+        assertThat(TunnelThreadsCount.awaitNone(5_000)).isEmpty();
+    }
+
+    private static SshTunnelSettings settings(HostKeyPolicy policy) {
+        return new SshTunnelSettings(OpenSshServer.HOST, SSHD.port(), SSHD.user(),
+                TestKeys.get().client(Client.ED25519_OPENSSH), policy, echo.socketPath().toString(),
+                SshTunnelSettings.DEFAULT_HANDSHAKE_TIMEOUT, SshTunnelSettings.DEFAULT_KEEPALIVE_INTERVAL,
+                SshTunnelSettings.DEFAULT_KEEPALIVE_MAX_MISSED);
+    }
+
+    private String hostName() {
+        return "[" + OpenSshServer.HOST + "]:" + SSHD.port();
+    }
+
+    @Test
+    void aRecordedKeyIsAccepted() throws Exception {
+        try (SshTunnel tunnel = SshTunnel.open(settings(HostKeyPolicy.knownHosts(SSHD.knownHosts())))) {
+            assertThat(tunnel.isOpen()).isTrue();
+        }
+    }
+
+    @Test
+    void eitherOfTheHostsKeysIsEnoughWhenItIsTheOnlyOneRecorded() throws Exception {
+        // sshd presents the key of the first algorithm in the client's list it has; the client
+        // must therefore put the recorded key's algorithms first, as OpenSSH's client does.
+        for (Path hostKey : new Path[] {TestKeys.get().hostEd25519(), TestKeys.get().hostEcdsa()}) {
+            Path knownHosts = SSHD.knownHostsWith("only-" + hostKey.getFileName(), SSHD.knownHostsLine(hostKey));
+            try (SshTunnel tunnel = SshTunnel.open(settings(HostKeyPolicy.knownHosts(knownHosts)))) {
+                assertThat(tunnel.isOpen()).as(hostKey.getFileName().toString()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void aDifferentKeyIsRefusedBeforeAuthentication() throws Exception {
+        int acceptedBefore = acceptedLogins();
+        int forwardedBefore = echo.acceptedConnections();
+        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
+                () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(SSHD.wrongKnownHosts()))));
+        assertThat(failure.reason()).isEqualTo(Reason.HOST_KEY_MISMATCH);
+        assertThat(failure.isPermanent()).isTrue();
+        assertThat(failure.getMessage()).contains(OpenSshServer.HOST + ":" + SSHD.port(),
+                SSHD.wrongKnownHosts().toString(), "ssh-keygen -R " + hostName(), "line 1");
+        assertThat(acceptedLogins()).isEqualTo(acceptedBefore);
+        assertThat(echo.acceptedConnections()).isEqualTo(forwardedBefore);
+    }
+
+    @Test
+    void aHostMissingFromKnownHostsIsRefused() throws Exception {
+        Path otherPort = SSHD.knownHostsWith("other-port",
+                "[" + OpenSshServer.HOST + "]:" + (SSHD.port() + 1) + " "
+                        + TestKeys.publicKeyLine(TestKeys.get().hostEd25519()),
+                OpenSshServer.HOST + " " + TestKeys.publicKeyLine(TestKeys.get().hostEd25519()));
+        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
+                () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(otherPort))));
+        assertThat(failure.reason()).isEqualTo(Reason.HOST_UNKNOWN);
+        assertThat(failure.isPermanent()).isTrue();
+        assertThat(failure.getMessage()).contains(otherPort.toString(),
+                "ssh-keyscan -p " + SSHD.port() + " " + OpenSshServer.HOST);
+    }
+
+    @Test
+    void aRevokedKeyIsRefused() throws Exception {
+        Path revoked = SSHD.knownHostsWith("revoked",
+                "@revoked " + SSHD.knownHostsLine(TestKeys.get().hostEd25519()).trim(),
+                SSHD.knownHostsLine(TestKeys.get().hostEcdsa()).trim());
+        // Pin the revoked key's algorithm: with ECDSA recorded too, sshd would otherwise present that.
+        Path onlyRevoked = SSHD.knownHostsWith("only-revoked",
+                "@revoked " + SSHD.knownHostsLine(TestKeys.get().hostEd25519()).trim(),
+                SSHD.knownHostsLine(TestKeys.get().otherHostEd25519()).trim());
+        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
+                () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(onlyRevoked))));
+        assertThat(failure.reason()).isEqualTo(Reason.HOST_KEY_REVOKED);
+        try (SshTunnel tunnel = SshTunnel.open(settings(HostKeyPolicy.knownHosts(revoked)))) {
+            assertThat(tunnel.isOpen()).as("the ECDSA key is still fine").isTrue();
+        }
+    }
+
+    @Test
+    void aMissingKnownHostsFileIsTransient() {
+        Path missing = folder.resolve("known_hosts");
+        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
+                () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(missing))));
+        assertThat(failure.reason()).isEqualTo(Reason.KNOWN_HOSTS_MISSING);
+        assertThat(failure.isPermanent()).isFalse();
+        assertThat(failure.getMessage()).contains(missing.toString());
+    }
+
+    @Test
+    void theInsecureOptInAcceptsAnyKey() throws Exception {
+        try (SshTunnel tunnel = SshTunnel.open(settings(HostKeyPolicy.insecureIgnoreHostKey()))) {
+            assertThat(tunnel.isOpen()).isTrue();
+        }
+    }
+
+    private static int acceptedLogins() throws IOException {
+        return SSHD.log().split("Accepted publickey", -1).length - 1;
+    }
+}

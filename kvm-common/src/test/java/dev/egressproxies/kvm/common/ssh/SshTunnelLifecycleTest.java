@@ -1,0 +1,206 @@
+package dev.egressproxies.kvm.common.ssh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
+import java.io.IOException;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * How a tunnel ends: the host freezes, sshd dies in the middle of a transfer, or another thread
+ * closes it to abort a caller that is blocked on the hypervisor.
+ */
+@Timeout(60)
+class SshTunnelLifecycleTest {
+    private static final Duration KEEPALIVE_INTERVAL = Duration.ofMillis(300);
+    private static final int KEEPALIVE_MAX_MISSED = 2;
+
+    @RegisterExtension
+    static final OpenSshServer SSHD = new OpenSshServer();
+
+    private static UnixTestServer echo;
+    private static UnixTestServer silent;
+
+    @BeforeAll
+    static void startTestServers() throws IOException {
+        echo = UnixTestServer.echo();
+        silent = UnixTestServer.silent();
+    }
+
+    @AfterAll
+    static void stopTestServers() throws IOException {
+        echo.close();
+        silent.close();
+    }
+
+    @AfterEach
+    void noThreadOutlivesItsTunnel() throws InterruptedException {
+        assertThat(TunnelThreadsCount.awaitNone(5_000)).isEmpty();
+    }
+
+    private static SshTunnel open(UnixTestServer server) throws SshTunnelException {
+        return SshTunnel.open(SSHD.settings(TestKeys.get().client(Client.ED25519_OPENSSH),
+                        server.socketPath().toString())
+                .withKeepalive(KEEPALIVE_INTERVAL, KEEPALIVE_MAX_MISSED));
+    }
+
+    @Test
+    void aFrozenHostIsNoticedByTheKeepaliveWithinAFewIntervals() throws Exception {
+        try (SshTunnel tunnel = open(echo)) {
+            SSHD.suspend();
+            try {
+                long frozen = System.nanoTime();
+                String reason = tunnel.closed().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                long noticedMillis = (System.nanoTime() - frozen) / 1_000_000;
+                // Closed when the (maxMissed + 1)th request is due, plus a second for a busy machine.
+                assertThat(noticedMillis)
+                        .isLessThan(KEEPALIVE_INTERVAL.multipliedBy(KEEPALIVE_MAX_MISSED + 1).toMillis() + 1_000);
+                assertThat(reason).contains("lost", "heartbeat");
+                assertThat(tunnel.isOpen()).isFalse();
+                assertThat(tunnel.localSocketDirectory()).doesNotExist();
+            } finally {
+                SSHD.resume();
+            }
+        }
+    }
+
+    @Test
+    void sshdKilledInTheMiddleOfATransferEndsTheLocalConnectionPromptly() throws Exception {
+        try (SshTunnel tunnel = open(echo);
+                SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.localSocketPath()))) {
+            CountDownLatch flowing = new CountDownLatch(1);
+            CompletableFuture<Long> endedAfterBytes = CompletableFuture.supplyAsync(() -> readUntilTheEnd(local, flowing));
+            Thread writer = new Thread(() -> writeUntilFailure(local), "test-writer");
+            writer.setDaemon(true);
+            writer.start();
+            assertThat(flowing.await(10, TimeUnit.SECONDS)).isTrue();
+
+            SSHD.kill();
+            long killed = System.nanoTime();
+            endedAfterBytes.get(5, TimeUnit.SECONDS);
+            assertThat((System.nanoTime() - killed) / 1_000_000).isLessThan(2_000);
+            assertThat(tunnel.closed().toCompletableFuture().get(5, TimeUnit.SECONDS)).contains("lost");
+            writer.join(5_000);
+            assertThat(writer.isAlive()).isFalse();
+        } finally {
+            SSHD.start();
+        }
+    }
+
+    @Test
+    void closingFromAnotherThreadUnblocksAReader() throws Exception {
+        SshTunnel tunnel = open(silent);
+        try (SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.localSocketPath()))) {
+            local.write(ByteBuffer.wrap("a request the host never answers".getBytes()));
+            CompletableFuture<Integer> read = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return local.read(ByteBuffer.allocate(16));
+                } catch (IOException e) {
+                    return -2;
+                }
+            });
+            Thread.sleep(300);
+            assertThat(read).isNotDone();
+
+            long closing = System.nanoTime();
+            Thread closer = new Thread(tunnel::close, "test-closer");
+            closer.start();
+            assertThat(read.get(2, TimeUnit.SECONDS)).isNegative();
+            assertThat((System.nanoTime() - closing) / 1_000_000).isLessThan(1_000);
+            closer.join(5_000);
+        }
+        assertThat(tunnel.closed().toCompletableFuture().get(1, TimeUnit.SECONDS)).isEqualTo("closed by the caller");
+    }
+
+    @Test
+    void anInterruptedThreadStillReleasesEverythingAndStaysInterrupted() throws Exception {
+        SshTunnel tunnel = open(echo);
+        CompletableFuture<Boolean> stillInterrupted = new CompletableFuture<>();
+        Thread cancelled = new Thread(() -> {
+            Thread.currentThread().interrupt();
+            tunnel.close();
+            stillInterrupted.complete(Thread.currentThread().isInterrupted());
+        }, "test-cancelled-caller");
+        cancelled.start();
+        assertThat(stillInterrupted.get(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(tunnel.localSocketDirectory()).doesNotExist();
+        // The @AfterEach check then finds no thread left, MINA's included.
+    }
+
+    @Test
+    void closeIsIdempotentAndTheSocketIsGoneAfterwards() throws Exception {
+        SshTunnel tunnel = open(echo);
+        Thread other = new Thread(tunnel::close, "test-closer");
+        other.start();
+        tunnel.close();
+        other.join(5_000);
+        tunnel.close();
+        assertThat(tunnel.isOpen()).isFalse();
+        assertThatThrownBy(() -> SocketChannel.open(UnixDomainSocketAddress.of(tunnel.localSocketPath())))
+                .isInstanceOf(IOException.class);
+    }
+
+    @Test
+    void theTunnelStaysUsableAcrossManyConnections() throws Exception {
+        try (SshTunnel tunnel = open(echo)) {
+            for (int round = 0; round < 50; round++) {
+                byte[] sent = ("round " + round).getBytes();
+                try (SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.localSocketPath()))) {
+                    assertThat(SshTunnelForwardingTest.roundTrip(local, sent)).isEqualTo(sent);
+                }
+            }
+            // Connections end asynchronously after the client's close; all of them must end.
+            long deadline = System.currentTimeMillis() + 5_000;
+            while (tunnelConnectionThreads() > 0 && System.currentTimeMillis() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(tunnelConnectionThreads()).isZero();
+        }
+    }
+
+    private static long tunnelConnectionThreads() {
+        return TunnelThreadsCount.names().stream().filter(name -> name.contains("-host-")).count();
+    }
+
+    private static long readUntilTheEnd(SocketChannel local, CountDownLatch flowing) {
+        ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
+        long total = 0;
+        try {
+            for (int count = local.read(buffer); count >= 0; count = local.read(buffer)) {
+                total += count;
+                flowing.countDown();
+                buffer.clear();
+            }
+        } catch (IOException e) {
+            // An error is as good as end of stream here: the point is not hanging.
+        }
+        return total;
+    }
+
+    private static void writeUntilFailure(SocketChannel local) {
+        ByteBuffer chunk = ByteBuffer.wrap(SshTunnelForwardingTest.randomBytes(64 * 1024, 7));
+        try {
+            while (true) {
+                chunk.rewind();
+                while (chunk.hasRemaining()) {
+                    local.write(chunk);
+                }
+            }
+        } catch (IOException e) {
+            // Expected once the tunnel closes the local connection.
+        }
+    }
+}
