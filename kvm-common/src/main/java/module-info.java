@@ -1,11 +1,19 @@
 /**
- * What the KVM backends share. So far: the NoCloud seed ISO that hands cloud-init its
- * configuration, written in-process by a small ECMA-119 plus Joliet writer.
+ * What the KVM backends share: the libvirt adapter (libvirt-java over JNA) and the pool of host
+ * connections, the local unix-socket dialer, the domain and volume XML, and the NoCloud seed ISO
+ * that hands cloud-init its configuration, written in-process by a small ECMA-119 plus Joliet
+ * writer.
  */
 module dev.egressproxies.kvm.common {
     requires transitive dev.egressproxies.api;
+    requires java.xml;
+    // libvirt-java's jar has no module name of its own; "libvirt" is the name derived from it.
+    requires libvirt;
+    requires com.sun.jna;
 
     exports dev.egressproxies.kvm.common.seed;
     exports dev.egressproxies.kvm.common.libvirt;
     exports dev.egressproxies.kvm.common.host;
+    // exports dev.egressproxies.kvm.common.local;
+    // exports dev.egressproxies.kvm.common.xml;
 }

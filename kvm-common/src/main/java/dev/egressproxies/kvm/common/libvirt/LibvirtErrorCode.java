@@ -37,6 +37,8 @@ public enum LibvirtErrorCode {
     OPERATION_TIMEOUT(68),
     /** VIR_ERR_AUTH_FAILED (45). */
     AUTH_FAILED(45),
+    /** VIR_ERR_ACCESS_DENIED (88): a policy (polkit, the ACL driver) refused the operation. */
+    ACCESS_DENIED(88),
     /** VIR_ERR_NO_CONNECT (5). */
     NO_CONNECT(5),
     /** VIR_ERR_AGENT_UNRESPONSIVE (86). */
