@@ -14,6 +14,6 @@ module dev.egressproxies.kvm.common {
     exports dev.egressproxies.kvm.common.seed;
     exports dev.egressproxies.kvm.common.libvirt;
     exports dev.egressproxies.kvm.common.host;
-    // exports dev.egressproxies.kvm.common.local;
-    // exports dev.egressproxies.kvm.common.xml;
+    exports dev.egressproxies.kvm.common.local;
+    exports dev.egressproxies.kvm.common.xml;
 }
