@@ -9,19 +9,17 @@ import org.libvirt.Connect;
  *
  * <p>{@code Connect.close()} frees the native connection and forgets its pointer without any
  * locking, so closing it while another thread is inside a call would have that thread use freed
- * memory. Every call therefore counts itself in and out; {@link #closeWhenIdle()} closes at once
- * when no call is inside and otherwise leaves the close to the last call out. Calls that arrive
- * after the close was asked for fail as a transport failure, so the pool redials.
+ * memory. Every call is therefore counted in and out ({@link InFlightCalls}), and the close is left
+ * to the last call out. Calls that arrive after the close was asked for fail as a transport
+ * failure, so the pool redials.
  */
 final class SharedConnection {
     private final Connect connect;
-    private final CompletableFuture<Void> closed = new CompletableFuture<>();
-
-    private int callsInside;
-    private boolean closing;
+    private final InFlightCalls calls;
 
     SharedConnection(Connect connect) {
         this.connect = connect;
+        this.calls = new InFlightCalls(this::closeConnect);
     }
 
     /**
@@ -31,13 +29,16 @@ final class SharedConnection {
      *                          the connection was closed
      */
     <T> T call(ConnectAction<T> action) {
-        enter();
+        if (!calls.tryEnter()) {
+            throw new LibvirtException(LibvirtErrorCode.NO_CONNECT,
+                    "this libvirt connection was closed; the next host call opens a new one");
+        }
         try {
             return action.apply(connect);
         } catch (org.libvirt.LibvirtException e) {
             throw LibvirtJavaErrors.translate(e);
         } finally {
-            leave();
+            calls.leave();
         }
     }
 
@@ -46,18 +47,15 @@ final class SharedConnection {
      * daemon (libvirt only checks its socket).
      */
     boolean isAlive() {
-        synchronized (this) {
-            if (closing) {
-                return false;
-            }
-            callsInside++;
+        if (!calls.tryEnter()) {
+            return false;
         }
         try {
             return connect.isAlive();
         } catch (org.libvirt.LibvirtException e) {
             return false;
         } finally {
-            leave();
+            calls.leave();
         }
     }
 
@@ -66,34 +64,7 @@ final class SharedConnection {
      * returns what completes then. Safe to call more than once.
      */
     CompletableFuture<Void> closeWhenIdle() {
-        boolean closeNow;
-        synchronized (this) {
-            closeNow = !closing && callsInside == 0;
-            closing = true;
-        }
-        if (closeNow) {
-            closeConnect();
-        }
-        return closed;
-    }
-
-    private synchronized void enter() {
-        if (closing) {
-            throw new LibvirtException(LibvirtErrorCode.NO_CONNECT,
-                    "this libvirt connection was closed; the next host call opens a new one");
-        }
-        callsInside++;
-    }
-
-    private void leave() {
-        boolean closeNow;
-        synchronized (this) {
-            callsInside--;
-            closeNow = closing && callsInside == 0;
-        }
-        if (closeNow) {
-            closeConnect();
-        }
+        return calls.closeWhenIdle();
     }
 
     private void closeConnect() {
@@ -102,8 +73,6 @@ final class SharedConnection {
         } catch (org.libvirt.LibvirtException | RuntimeException e) {
             // The link is being discarded; a close that fails (the transport is already cut) leaves
             // nothing to repair, since libvirt frees its side either way.
-        } finally {
-            closed.complete(null);
         }
     }
 
