@@ -1,6 +1,7 @@
 package dev.egressproxies.kvm.common.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.egressproxies.api.Deadline;
@@ -10,6 +11,7 @@ import dev.egressproxies.kvm.common.host.HostEndpoint;
 import dev.egressproxies.kvm.common.host.HostLink;
 import dev.egressproxies.kvm.common.host.LibvirtHostLink;
 import dev.egressproxies.kvm.common.libvirt.HostInfo;
+import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,6 +20,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -153,6 +159,43 @@ class LocalSocketDialerIT {
         assertThat(frozenLink.isAlive()).isFalse();
         assertThat(hostInfo(GENEROUS).hypervisor()).isEqualTo("QEMU");
         assertThat(dialer.links()).hasSize(2);
+    }
+
+    @Test
+    void whileACallIsStuckTheLinkAnswersIsAliveAtOnceAndAbortReleasesTheCall() throws Exception {
+        HostLink link = new LocalSocketDialer().dial(LOCAL, GENEROUS);
+        ExecutorService background = Executors.newSingleThreadExecutor();
+        try {
+            link.libvirt().hostInfo();
+            Future<?> stuck;
+            long aliveMillis;
+            long releasedMillis;
+            Throwable outcome;
+            try (FrozenDaemon frozen = FrozenDaemon.freeze(STACK.libvirtdPid())) {
+                stuck = background.submit(() -> link.libvirt().listAllDomains());
+                Thread.sleep(300);
+                assertThat(stuck.isDone()).as("the call waits for the frozen daemon").isFalse();
+
+                long started = System.nanoTime();
+                assertThat(link.isAlive()).isTrue();
+                aliveMillis = millisSince(started);
+
+                started = System.nanoTime();
+                link.abort();
+                outcome = catchThrowable(() -> stuck.get(5, TimeUnit.SECONDS));
+                releasedMillis = millisSince(started);
+            }
+            System.out.printf("isAlive beside a stuck call took %d ms; abort released the call after %d ms%n",
+                    aliveMillis, releasedMillis);
+            assertThat(aliveMillis).isLessThan(100);
+            assertThat(releasedMillis).isLessThan(500);
+            assertThat(outcome).isInstanceOf(ExecutionException.class).cause().isInstanceOf(LibvirtException.class)
+                    .matches(cause -> ((LibvirtException) cause).isTransportFailure(), "is a transport failure");
+            assertThat(link.isAlive()).isFalse();
+        } finally {
+            link.close();
+            background.shutdownNow();
+        }
     }
 
     @Test
