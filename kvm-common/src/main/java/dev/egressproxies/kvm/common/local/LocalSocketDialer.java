@@ -47,8 +47,9 @@ public final class LocalSocketDialer implements HostDialer {
                     "there is no libvirt socket at " + target + " on this machine: start libvirtd (or virtqemud),"
                             + " or correct the socket of host " + host.name() + " in the configuration", null);
         }
-        try (SocketChannel channel = SocketChannel.open(UnixDomainSocketAddress.of(target))) {
-            // Connecting was the test; libvirtd forgets a client that closes without a word.
+        try {
+            // Connecting is the test; libvirtd forgets a client that closes without a word.
+            SocketChannel.open(UnixDomainSocketAddress.of(target)).close();
         } catch (IOException e) {
             throw new HostCallException(HostCallException.Reason.UNREACHABLE, host.name(),
                     "cannot connect to the libvirt socket " + target + " of host " + host.name() + ": " + e.getMessage()

@@ -4,30 +4,43 @@ import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Freezes a daemon with SIGSTOP, as a hypervisor that hangs without closing its socket, and thaws
- * it with SIGCONT on {@link #close()}: use it in try-with-resources so the daemon is never left
- * stopped, whatever the test does.
+ * A daemon frozen with SIGSTOP, as a hypervisor that hangs without closing its socket. Thaw it in
+ * a {@code finally} block, so it is never left stopped whatever the test does.
  */
-final class FrozenDaemon implements AutoCloseable {
+final class FrozenDaemon {
     private final long pid;
 
     private FrozenDaemon(long pid) {
         this.pid = pid;
     }
 
-    static FrozenDaemon freeze(long pid) throws IOException, InterruptedException {
+    /** Stops the process {@code pid}. */
+    static FrozenDaemon freeze(long pid) throws IOException {
         signal("STOP", pid);
         return new FrozenDaemon(pid);
     }
 
-    @Override
-    public void close() throws IOException, InterruptedException {
+    /** Lets the process run again; waits for {@code kill} even when interrupted, then restores the flag. */
+    void thaw() throws IOException {
         signal("CONT", pid);
     }
 
-    private static void signal(String name, long pid) throws IOException, InterruptedException {
+    private static void signal(String name, long pid) throws IOException {
         Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
-        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        boolean interrupted = false;
+        boolean exited = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!exited && System.nanoTime() < deadline) {
+            try {
+                exited = kill.waitFor(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (!exited || kill.exitValue() != 0) {
             throw new IOException("kill -" + name + " " + pid + " failed; run the tests as root, as the test stack is");
         }
     }

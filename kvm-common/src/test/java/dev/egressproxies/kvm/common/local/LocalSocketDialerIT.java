@@ -146,10 +146,13 @@ class LocalSocketDialerIT {
         long started;
         HostCallException failure;
 
-        try (FrozenDaemon frozen = FrozenDaemon.freeze(STACK.libvirtdPid())) {
+        FrozenDaemon frozen = FrozenDaemon.freeze(STACK.libvirtdPid());
+        try {
             started = System.nanoTime();
             failure = catchThrowableOfType(HostCallException.class,
                     () -> connections.call(LOCAL, Deadline.after(Duration.ofSeconds(1)), libvirt -> libvirt.listAllDomains()));
+        } finally {
+            frozen.thaw();
         }
         long elapsed = millisSince(started);
 
@@ -171,7 +174,8 @@ class LocalSocketDialerIT {
             long aliveMillis;
             long releasedMillis;
             Throwable outcome;
-            try (FrozenDaemon frozen = FrozenDaemon.freeze(STACK.libvirtdPid())) {
+            FrozenDaemon frozen = FrozenDaemon.freeze(STACK.libvirtdPid());
+            try {
                 stuck = background.submit(() -> link.libvirt().listAllDomains());
                 Thread.sleep(300);
                 assertThat(stuck.isDone()).as("the call waits for the frozen daemon").isFalse();
@@ -184,6 +188,8 @@ class LocalSocketDialerIT {
                 link.abort();
                 outcome = catchThrowable(() -> stuck.get(5, TimeUnit.SECONDS));
                 releasedMillis = millisSince(started);
+            } finally {
+                frozen.thaw();
             }
             System.out.printf("isAlive beside a stuck call took %d ms; abort released the call after %d ms%n",
                     aliveMillis, releasedMillis);
@@ -204,7 +210,8 @@ class LocalSocketDialerIT {
         HostCallException failure;
         HostCallException dialOutcome;
 
-        try (FrozenDaemon frozen = FrozenDaemon.freeze(STACK.libvirtdPid())) {
+        FrozenDaemon frozen = FrozenDaemon.freeze(STACK.libvirtdPid());
+        try {
             started = System.nanoTime();
             failure = catchThrowableOfType(HostCallException.class, () -> hostInfo(Deadline.after(Duration.ofSeconds(1))));
             long callerElapsed = millisSince(started);
@@ -214,6 +221,8 @@ class LocalSocketDialerIT {
             // The dial itself goes on for the next caller, until the pool's 3 s dial timeout cuts it.
             dialOutcome = catchThrowableOfType(HostCallException.class, () -> hostInfo(GENEROUS));
             System.out.printf("the dial itself gave up after %d ms%n", millisSince(started));
+        } finally {
+            frozen.thaw();
         }
 
         assertThat(failure.reason()).isEqualTo(HostCallException.Reason.DEADLINE_EXCEEDED);
