@@ -39,6 +39,8 @@ public final class UnixSocketRelay implements LibvirtTransport {
     private final Set<RelayedConnection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connectionNumbers = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Set when a relayed connection ended on its own: the daemon hung up or restarted. */
+    private volatile boolean connectionLost;
 
     private UnixSocketRelay(Path target, Path folder, ServerSocketChannel listener) {
         this.target = target;
@@ -87,9 +89,14 @@ public final class UnixSocketRelay implements LibvirtTransport {
         return connections.size();
     }
 
+    /**
+     * False once closed, and once a relayed connection ended on its own: a libvirt connection
+     * uses one socket connection for its whole life, so that one ending means the daemon hung up,
+     * and the link is noticed dead before a call fails on it.
+     */
     @Override
     public boolean isOpen() {
-        return !closed.get();
+        return !closed.get() && !connectionLost;
     }
 
     @Override
@@ -132,7 +139,8 @@ public final class UnixSocketRelay implements LibvirtTransport {
         try {
             upstream = SocketChannel.open(UnixDomainSocketAddress.of(target));
         } catch (IOException | UncheckedIOException e) {
-            // The client sees its connection closed at once and reports it; the relay stays up.
+            // The client sees its connection closed at once and reports it; the relay is no good.
+            connectionLost = true;
             try {
                 client.close();
             } catch (IOException ignored) {
@@ -140,7 +148,7 @@ public final class UnixSocketRelay implements LibvirtTransport {
             }
             return;
         }
-        RelayedConnection connection = new RelayedConnection(client, upstream, connections::remove);
+        RelayedConnection connection = new RelayedConnection(client, upstream, this::connectionEnded);
         connections.add(connection);
         if (closed.get()) {
             // close() may have run between accept and add and missed this one.
@@ -148,6 +156,13 @@ public final class UnixSocketRelay implements LibvirtTransport {
             return;
         }
         connection.start(name + "-" + connectionNumbers.incrementAndGet());
+    }
+
+    private void connectionEnded(RelayedConnection connection) {
+        connections.remove(connection);
+        if (!closed.get()) {
+            connectionLost = true;
+        }
     }
 
     private static void deleteQuietly(Path path) {
