@@ -9,6 +9,8 @@ module dev.egressproxies.kvm.common {
     requires java.xml;
     // libvirt-java's jar has no module name of its own; "libvirt" is the name derived from it.
     requires libvirt;
+    // libvirt-java's POM marks JNA "provided" and an automatic module declares no dependencies,
+    // so JNA enters the module graph only through this line.
     requires com.sun.jna;
 
     exports dev.egressproxies.kvm.common.seed;

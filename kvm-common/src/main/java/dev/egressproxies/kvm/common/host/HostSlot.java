@@ -20,7 +20,7 @@ import java.util.concurrent.TimeoutException;
  * cached for whoever comes next.
  */
 final class HostSlot {
-    private static final System.Logger LOG = System.getLogger(CachingHostConnections.class.getName());
+    private static final System.Logger LOGGER = System.getLogger(CachingHostConnections.class.getName());
 
     private final HostEndpoint host;
     private final HostDialer dialer;
@@ -65,7 +65,7 @@ final class HostSlot {
             pending = dial;
         }
         if (lost != null) {
-            LOG.log(Level.DEBUG, "libvirt link to host {0} lost, redialling", host.name());
+            LOGGER.log(Level.DEBUG, "libvirt link to host {0} lost, redialling", host.name());
             discard(lost);
         }
         return awaitDial(pending, deadline);
@@ -81,7 +81,7 @@ final class HostSlot {
                 link = null;
             }
         }
-        LOG.log(Level.DEBUG, "libvirt link to host {0} dropped: {1}", host.name(), reason);
+        LOGGER.log(Level.DEBUG, "libvirt link to host {0} dropped: {1}", host.name(), reason);
         discard(failed);
     }
 
@@ -120,7 +120,7 @@ final class HostSlot {
             }
         } catch (Throwable failure) {
             finishDial(attempt, null);
-            LOG.log(Level.DEBUG, "dialling host {0} failed after {1} ms: {2}", host.name(), millisSince(started),
+            LOGGER.log(Level.DEBUG, "dialling host {0} failed after {1} ms: {2}", host.name(), millisSince(started),
                     failure.toString());
             attempt.completeExceptionally(failure);
             return;
@@ -130,7 +130,7 @@ final class HostSlot {
             attempt.completeExceptionally(CachingHostConnections.closedError());
             return;
         }
-        LOG.log(Level.DEBUG, "libvirt link to host {0} open after {1} ms", host.name(), millisSince(started));
+        LOGGER.log(Level.DEBUG, "libvirt link to host {0} open after {1} ms", host.name(), millisSince(started));
         attempt.complete(opened);
     }
 
