@@ -19,8 +19,10 @@ public enum LibvirtErrorCode {
     NO_DOMAIN(42),
     /** VIR_ERR_INVALID_ARG (8). */
     INVALID_ARGUMENT(8),
-    /** VIR_ERR_XML_ERROR (27). */
+    /** VIR_ERR_XML_ERROR (27): well-formed XML that libvirt does not accept. */
     XML_ERROR(27),
+    /** VIR_ERR_XML_DETAIL (35): XML that is not well-formed, with the parser's detail. */
+    XML_DETAIL(35),
     /** VIR_ERR_OPERATION_FAILED (9). */
     OPERATION_FAILED(9),
     /** VIR_ERR_OPERATION_INVALID (55): for example starting a running domain. */
@@ -37,6 +39,8 @@ public enum LibvirtErrorCode {
     OPERATION_TIMEOUT(68),
     /** VIR_ERR_AUTH_FAILED (45). */
     AUTH_FAILED(45),
+    /** VIR_ERR_ACCESS_DENIED (88): a policy (polkit, the ACL driver) refused the operation. */
+    ACCESS_DENIED(88),
     /** VIR_ERR_NO_CONNECT (5). */
     NO_CONNECT(5),
     /** VIR_ERR_AGENT_UNRESPONSIVE (86). */

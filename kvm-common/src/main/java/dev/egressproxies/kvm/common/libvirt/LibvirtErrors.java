@@ -14,7 +14,8 @@ public final class LibvirtErrors {
     public static ErrorKind kindOf(LibvirtException error) {
         return switch (error.code()) {
             case NO_DOMAIN -> ErrorKind.NOT_FOUND;
-            case XML_ERROR, INVALID_ARGUMENT, NO_SUPPORT, NO_STORAGE_POOL, AUTH_FAILED -> ErrorKind.PERMANENT;
+            case XML_ERROR, XML_DETAIL, INVALID_ARGUMENT, NO_SUPPORT, NO_STORAGE_POOL, AUTH_FAILED, ACCESS_DENIED
+                    -> ErrorKind.PERMANENT;
             case NO_MEMORY -> ErrorKind.QUOTA_EXCEEDED;
             default -> ErrorKind.TRANSIENT;
         };

@@ -8,10 +8,11 @@ import java.util.Optional;
  * The slice of libvirt the KVM backends use, on one host's connection: the seam between the
  * backends' logic and libvirt-java, so unit tests run against a hand-written fake.
  *
- * <p>Every method may block on the hypervisor; callers reach it only through
- * {@link HostConnections#call}, which bounds the wait by the caller's deadline. Failures the daemon
- * reports are {@link LibvirtException}s with the daemon's error code; a broken link is any other
- * runtime exception.
+ * <p>Every method may block on the hypervisor; callers reach it only through {@link
+ * dev.egressproxies.kvm.common.host.HostConnections#call}, which bounds the wait by the caller's
+ * deadline. Failures the daemon reports are {@link LibvirtException}s with the daemon's error
+ * code (a broken link has a transport code); any other runtime exception also means a broken link.
+ * {@link LibvirtJavaHost} is the real implementation.
  */
 public interface LibvirtHost {
 
@@ -77,14 +78,17 @@ public interface LibvirtHost {
     StorageVolume createVolume(StoragePool pool, String xml);
 
     /**
-     * Streams {@code length} bytes into the volume from its start; the stream is read to its end
-     * (or to {@code length}) and not closed.
+     * Streams {@code length} bytes into the volume from its start; the stream is read up to
+     * {@code length} bytes and not closed.
+     *
+     * @throws UploadSourceException when {@code data} fails or ends before {@code length} bytes;
+     *                               the upload was aborted and the volume holds a partial write
      */
     void uploadVolume(StorageVolume volume, InputStream data, long length);
 
     /**
-     * Reads a volume's first bytes, at most {@code maximumBytes}; for small volumes such as
-     * markers, never for images.
+     * Reads a volume's first bytes, at most {@code maximumBytes} (fewer when the volume is
+     * smaller); for small volumes such as markers, never for images.
      */
     byte[] downloadVolume(StorageVolume volume, int maximumBytes);
 

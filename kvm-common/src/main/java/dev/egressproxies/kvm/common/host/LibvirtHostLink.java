@@ -1,0 +1,110 @@
+package dev.egressproxies.kvm.common.host;
+
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
+import dev.egressproxies.kvm.common.libvirt.LibvirtJavaHost;
+import dev.egressproxies.kvm.common.libvirt.LibvirtUris;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A {@link HostLink} made of a libvirt-java connection and the {@link LibvirtTransport} it runs
+ * through; what every real dialer returns.
+ *
+ * <p>{@link #abort()} closes the transport only, which makes blocked native calls return; the
+ * libvirt-java connection is closed by {@link #close()} once no call is inside it, and the
+ * transport after that, so a healthy link says goodbye to the daemon before its socket goes.
+ */
+public final class LibvirtHostLink implements HostLink {
+    private final HostEndpoint host;
+    private final LibvirtTransport transport;
+    private final LibvirtJavaHost libvirt;
+    private final AtomicBoolean aborted = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private LibvirtHostLink(HostEndpoint host, LibvirtTransport transport, LibvirtJavaHost libvirt) {
+        this.host = host;
+        this.transport = transport;
+        this.libvirt = libvirt;
+    }
+
+    /**
+     * Connects libvirt-java through {@code transport} to the host's system QEMU driver. When
+     * {@code deadline} passes first the transport is closed, which ends the attempt. On failure the
+     * transport is closed; on success the link owns it.
+     *
+     * @throws HostCallException UNREACHABLE when libvirt did not answer or refused for a reason a
+     *                           retry can heal; MISCONFIGURED when authentication failed or the
+     *                           native library is missing
+     */
+    public static LibvirtHostLink open(HostEndpoint host, LibvirtTransport transport, Deadline deadline) {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(transport, "transport");
+        DeadlineWatchdog watchdog = DeadlineWatchdog.arm(deadline, transport::close);
+        LibvirtJavaHost libvirt;
+        try {
+            libvirt = LibvirtJavaHost.connect(LibvirtUris.systemThroughSocket(transport.socketPath()));
+        } catch (LibvirtException e) {
+            watchdog.disarm();
+            transport.close();
+            throw connectFailure(host, e, watchdog.fired());
+        } catch (IllegalStateException e) {
+            watchdog.disarm();
+            transport.close();
+            throw new HostCallException(HostCallException.Reason.MISCONFIGURED, host.name(), e.getMessage(), e);
+        }
+        if (!watchdog.disarm()) {
+            // The deadline passed just as the connection opened; the transport under it is gone.
+            libvirt.close();
+            throw connectFailure(host, null, true);
+        }
+        return new LibvirtHostLink(host, transport, libvirt);
+    }
+
+    @Override
+    public LibvirtHost libvirt() {
+        return libvirt;
+    }
+
+    @Override
+    public boolean isAlive() {
+        return !aborted.get() && !closed.get() && transport.isOpen() && libvirt.isAlive();
+    }
+
+    @Override
+    public void abort() {
+        aborted.set(true);
+        transport.close();
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            libvirt.closeWhenIdle().whenComplete((ignored, failure) -> transport.close());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LibvirtHostLink[" + host.name() + " via " + transport.socketPath() + "]";
+    }
+
+    private static HostCallException connectFailure(HostEndpoint host, LibvirtException cause, boolean timedOut) {
+        String where = "libvirt on host " + host.name() + " (" + host.address() + ", socket " + host.socket() + ")";
+        if (timedOut) {
+            return new HostCallException(HostCallException.Reason.UNREACHABLE, host.name(), where
+                    + " did not answer within the time allowed for connecting; check that libvirtd (or virtqemud)"
+                    + " runs there and responds ('virsh list' on the host)", cause);
+        }
+        if (cause.is(LibvirtErrorCode.AUTH_FAILED) || cause.is(LibvirtErrorCode.ACCESS_DENIED)) {
+            return new HostCallException(HostCallException.Reason.MISCONFIGURED, host.name(), where
+                    + " refused the connection: " + cause.getMessage() + "; connect as a user allowed to manage"
+                    + " libvirt there (root, or a member of the libvirt group)", cause);
+        }
+        return new HostCallException(HostCallException.Reason.UNREACHABLE, host.name(), "connecting to " + where
+                + " failed: " + cause.getMessage() + "; check that libvirtd (or virtqemud) runs there and that the"
+                + " socket path is right", cause);
+    }
+}

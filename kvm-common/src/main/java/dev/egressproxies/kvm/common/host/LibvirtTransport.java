@@ -1,0 +1,28 @@
+package dev.egressproxies.kvm.common.host;
+
+import java.nio.file.Path;
+
+/**
+ * A local unix socket that reaches one host's libvirt daemon, through which {@link
+ * LibvirtHostLink} connects libvirt-java: the local end of an SSH tunnel, or a relay to a socket on
+ * this machine.
+ *
+ * <p>libvirt-java's connection cannot be cut from outside while a thread is blocked in it, so the
+ * transport is the link's kill switch: closing it ends every connection through the socket, and
+ * the blocked native call returns with an error.
+ */
+public interface LibvirtTransport extends AutoCloseable {
+
+    /** The local socket libvirt connects to. */
+    Path socketPath();
+
+    /** Whether the transport is still open (not closed, and its far side not known to be gone). */
+    boolean isOpen();
+
+    /**
+     * Closes the socket and every connection through it. Callable from any thread, any number of
+     * times; never blocks for long.
+     */
+    @Override
+    void close();
+}

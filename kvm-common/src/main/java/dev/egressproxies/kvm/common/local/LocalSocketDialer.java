@@ -1,0 +1,59 @@
+package dev.egressproxies.kvm.common.local;
+
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.kvm.common.host.HostCallException;
+import dev.egressproxies.kvm.common.host.HostDialer;
+import dev.egressproxies.kvm.common.host.HostEndpoint;
+import dev.egressproxies.kvm.common.host.HostLink;
+import dev.egressproxies.kvm.common.host.LibvirtHostLink;
+import java.io.IOException;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * A {@link HostDialer} for a hypervisor that is this machine: connects to the libvirt socket at
+ * {@link HostEndpoint#socket()} through an in-process {@link UnixSocketRelay}, so a link to a local
+ * daemon can be cut like one through SSH. The endpoint's address, port and user are not used.
+ *
+ * <p>For running the platform on the hypervisor itself, and for tests against a local libvirtd.
+ */
+public final class LocalSocketDialer implements HostDialer {
+
+    @Override
+    public HostLink dial(HostEndpoint host, Deadline deadline) {
+        Path target = Path.of(host.socket());
+        probe(host, target);
+        UnixSocketRelay relay;
+        try {
+            relay = UnixSocketRelay.start(target);
+        } catch (IOException e) {
+            throw new HostCallException(HostCallException.Reason.UNREACHABLE, host.name(),
+                    "could not open a private relay socket in " + System.getProperty("java.io.tmpdir")
+                            + " for host " + host.name() + ": " + e.getMessage()
+                            + "; check that the temporary folder is writable", e);
+        }
+        return LibvirtHostLink.open(host, relay, deadline);
+    }
+
+    /**
+     * Fails with a clear message when the daemon's socket cannot be connected to; through the relay
+     * libvirt would only report an unexplained end of file.
+     */
+    private static void probe(HostEndpoint host, Path target) {
+        if (!Files.exists(target)) {
+            throw new HostCallException(HostCallException.Reason.UNREACHABLE, host.name(),
+                    "there is no libvirt socket at " + target + " on this machine: start libvirtd (or virtqemud),"
+                            + " or correct the socket of host " + host.name() + " in the configuration", null);
+        }
+        try {
+            // Connecting is the test; libvirtd forgets a client that closes without a word.
+            SocketChannel.open(UnixDomainSocketAddress.of(target)).close();
+        } catch (IOException e) {
+            throw new HostCallException(HostCallException.Reason.UNREACHABLE, host.name(),
+                    "cannot connect to the libvirt socket " + target + " of host " + host.name() + ": " + e.getMessage()
+                            + "; check that libvirtd runs and that this user may use the socket", e);
+        }
+    }
+}

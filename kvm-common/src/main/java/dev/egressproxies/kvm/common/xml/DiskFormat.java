@@ -1,0 +1,36 @@
+package dev.egressproxies.kvm.common.xml;
+
+import java.util.Locale;
+
+/** The on-disk format of a storage volume. */
+public enum DiskFormat {
+    /** Plain bytes: seed images, markers, raw base images. */
+    RAW("raw"),
+    /** QEMU copy-on-write: cloud images and per-VM overlays. */
+    QCOW2("qcow2");
+
+    private final String xmlName;
+
+    DiskFormat(String xmlName) {
+        this.xmlName = xmlName;
+    }
+
+    /** The name libvirt and QEMU use. */
+    public String xmlName() {
+        return xmlName;
+    }
+
+    /**
+     * The format named {@code text} ({@code raw} or {@code qcow2}, any case).
+     *
+     * @throws IllegalArgumentException for anything else
+     */
+    public static DiskFormat parse(String text) {
+        for (DiskFormat format : values()) {
+            if (format.xmlName.equals(text.strip().toLowerCase(Locale.ROOT))) {
+                return format;
+            }
+        }
+        throw new IllegalArgumentException("disk format '" + text + "' is not one of 'raw' or 'qcow2'");
+    }
+}

@@ -1,0 +1,110 @@
+package dev.egressproxies.kvm.common.xml;
+
+import static dev.egressproxies.kvm.common.xml.XmlDocuments.append;
+import static dev.egressproxies.kvm.common.xml.XmlDocuments.appendText;
+import static dev.egressproxies.kvm.common.xml.XmlDocuments.attribute;
+
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+
+/**
+ * Writes libvirt's domain XML for a {@link DomainDefinition}: an x86_64 HVM guest booting from a
+ * virtio qcow2 overlay, with its NoCloud seed as a read-only SATA CD-ROM, one virtio interface on
+ * the host's bridge, a serial console, a guest agent channel and the platform's metadata.
+ *
+ * <p>The XML is built as a DOM tree and serialized by the JDK, so names and paths are escaped
+ * whatever they contain; text XML cannot carry at all is refused with {@link
+ * IllegalArgumentException}.
+ */
+public final class DomainXml {
+    /** The channel name the QEMU guest agent listens on; libvirt finds the agent through it. */
+    static final String GUEST_AGENT_CHANNEL = "org.qemu.guest_agent.0";
+
+    private DomainXml() {
+    }
+
+    /** The domain XML for {@code definition}. */
+    public static String of(DomainDefinition definition) {
+        Document document = XmlDocuments.newDocument();
+        Element domain = document.createElement("domain");
+        document.appendChild(domain);
+        attribute(domain, "type", definition.platform().domainType().xmlName());
+        appendText(domain, "name", definition.name());
+        InstanceMetadataXml.append(append(domain, "metadata"), definition.metadata());
+        attribute(appendText(domain, "memory", Long.toString(definition.memoryMiB())), "unit", "MiB");
+        appendText(domain, "vcpu", Integer.toString(definition.vcpus()));
+        appendOperatingSystem(domain, definition);
+        Element features = append(domain, "features");
+        append(features, "acpi");
+        append(features, "apic");
+        appendCpu(domain, definition.platform().cpuMode());
+        attribute(append(domain, "clock"), "offset", "utc");
+        appendText(domain, "on_poweroff", "destroy");
+        appendText(domain, "on_reboot", "restart");
+        appendText(domain, "on_crash", "destroy");
+        appendDevices(domain, definition);
+        return XmlDocuments.serialize(document);
+    }
+
+    private static void appendOperatingSystem(Element domain, DomainDefinition definition) {
+        Element os = append(domain, "os");
+        attribute(appendText(os, "type", "hvm"), "arch", "x86_64");
+        if (definition.uefi()) {
+            UefiFirmware firmware = definition.platform().uefi();
+            Element loader = appendText(os, "loader", firmware.loader());
+            attribute(loader, "readonly", "yes");
+            attribute(loader, "type", "pflash");
+            // libvirt copies the template to a per-domain store; undefine with the NVRAM flag removes it.
+            attribute(append(os, "nvram"), "template", firmware.nvramTemplate());
+        }
+        attribute(append(os, "boot"), "dev", "hd");
+    }
+
+    private static void appendCpu(Element domain, CpuMode mode) {
+        if (mode instanceof CpuMode.HostModel) {
+            attribute(append(domain, "cpu"), "mode", "host-model");
+        } else if (mode instanceof CpuMode.HostPassthrough) {
+            attribute(append(domain, "cpu"), "mode", "host-passthrough");
+        } else if (mode instanceof CpuMode.Named named) {
+            Element cpu = append(domain, "cpu");
+            attribute(cpu, "mode", "custom");
+            attribute(cpu, "match", "exact");
+            attribute(appendText(cpu, "model", named.model()), "fallback", "allow");
+        }
+        // CpuMode.HypervisorDefault: no element, QEMU picks its default model.
+    }
+
+    private static void appendDevices(Element domain, DomainDefinition definition) {
+        Element devices = append(domain, "devices");
+
+        Element disk = fileDisk(devices, "disk", DiskFormat.QCOW2, definition.diskPath());
+        attribute(attribute(append(disk, "target"), "dev", "vda"), "bus", "virtio");
+
+        // SATA works on both machine types (q35 has no IDE); cloud-init finds the seed by its label.
+        Element seed = fileDisk(devices, "cdrom", DiskFormat.RAW, definition.seedPath());
+        attribute(attribute(append(seed, "target"), "dev", "sda"), "bus", "sata");
+        append(seed, "readonly");
+
+        Element network = attribute(append(devices, "interface"), "type", "bridge");
+        attribute(append(network, "source"), "bridge", definition.bridge());
+        attribute(append(network, "model"), "type", "virtio");
+
+        Element serial = attribute(append(devices, "serial"), "type", "pty");
+        attribute(append(serial, "target"), "port", "0");
+        Element console = attribute(append(devices, "console"), "type", "pty");
+        attribute(attribute(append(console, "target"), "type", "serial"), "port", "0");
+
+        // libvirt picks the host-side socket path itself when none is given.
+        Element agent = attribute(append(devices, "channel"), "type", "unix");
+        attribute(attribute(append(agent, "target"), "type", "virtio"), "name", GUEST_AGENT_CHANNEL);
+    }
+
+    private static Element fileDisk(Element devices, String device, DiskFormat format, String path) {
+        Element disk = append(devices, "disk");
+        attribute(disk, "type", "file");
+        attribute(disk, "device", device);
+        attribute(attribute(append(disk, "driver"), "name", "qemu"), "type", format.xmlName());
+        attribute(append(disk, "source"), "file", path);
+        return disk;
+    }
+}

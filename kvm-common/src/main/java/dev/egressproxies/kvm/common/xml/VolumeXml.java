@@ -1,0 +1,78 @@
+package dev.egressproxies.kvm.common.xml;
+
+import static dev.egressproxies.kvm.common.xml.XmlDocuments.append;
+import static dev.egressproxies.kvm.common.xml.XmlDocuments.appendText;
+import static dev.egressproxies.kvm.common.xml.XmlDocuments.attribute;
+
+import java.util.Objects;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+
+/**
+ * Writes libvirt's storage volume XML for the three kinds of volume the backends create: raw
+ * volumes (seeds, markers), per-VM qcow2 overlays on a base image, and base images. Built and
+ * escaped like {@link DomainXml}.
+ */
+public final class VolumeXml {
+    private VolumeXml() {
+    }
+
+    /**
+     * A raw volume of exactly {@code capacityBytes}, for data uploaded right after: a seed image or
+     * a marker. Nothing is preallocated; the upload writes every byte.
+     */
+    public static String raw(String name, long capacityBytes) {
+        return image(name, DiskFormat.RAW, capacityBytes);
+    }
+
+    /**
+     * A volume to upload an image of {@code format} into, as large as the image file
+     * ({@code capacityBytes}); a refresh of the pool afterwards makes libvirt read its real size.
+     */
+    public static String image(String name, DiskFormat format, long capacityBytes) {
+        Objects.requireNonNull(format, "format");
+        requirePositive(capacityBytes, "capacity of volume " + name + " in bytes");
+        Document document = XmlDocuments.newDocument();
+        Element volume = volume(document, name);
+        attribute(appendText(volume, "capacity", Long.toString(capacityBytes)), "unit", "bytes");
+        attribute(appendText(volume, "allocation", "0"), "unit", "bytes");
+        attribute(append(append(volume, "target"), "format"), "type", format.xmlName());
+        return XmlDocuments.serialize(document);
+    }
+
+    /**
+     * A qcow2 overlay of {@code capacityGiB} whose reads fall through to the base image at
+     * {@code backingPath}, of {@code backingFormat}; the per-VM boot disk.
+     */
+    public static String overlay(String name, long capacityGiB, String backingPath, DiskFormat backingFormat) {
+        Objects.requireNonNull(backingFormat, "backingFormat");
+        requirePositive(capacityGiB, "capacity of volume " + name + " in GiB");
+        if (backingPath == null || backingPath.isBlank()) {
+            throw new IllegalArgumentException("overlay volume " + name + " needs the path of its base image");
+        }
+        Document document = XmlDocuments.newDocument();
+        Element volume = volume(document, name);
+        attribute(appendText(volume, "capacity", Long.toString(capacityGiB)), "unit", "GiB");
+        attribute(append(append(volume, "target"), "format"), "type", DiskFormat.QCOW2.xmlName());
+        Element backingStore = append(volume, "backingStore");
+        appendText(backingStore, "path", backingPath);
+        attribute(append(backingStore, "format"), "type", backingFormat.xmlName());
+        return XmlDocuments.serialize(document);
+    }
+
+    private static Element volume(Document document, String name) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("the volume name is blank");
+        }
+        Element volume = document.createElement("volume");
+        document.appendChild(volume);
+        appendText(volume, "name", name);
+        return volume;
+    }
+
+    private static void requirePositive(long value, String what) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(what + " is " + value + "; it must be positive");
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package dev.egressproxies.kvm.common.xml;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.StringWriter;
+import javax.xml.XMLConstants;
+import javax.xml.parsers.DocumentBuilder;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+import javax.xml.transform.OutputKeys;
+import javax.xml.transform.Transformer;
+import javax.xml.transform.TransformerException;
+import javax.xml.transform.TransformerFactory;
+import javax.xml.transform.dom.DOMSource;
+import javax.xml.transform.stream.StreamResult;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.xml.sax.ErrorHandler;
+import org.xml.sax.InputSource;
+import org.xml.sax.SAXException;
+import org.xml.sax.SAXParseException;
+
+/**
+ * The JDK's XML APIs, configured once for this package: documents are built as DOM trees and
+ * serialized by the JDK, so every name and value is escaped by the serializer rather than by hand;
+ * parsing refuses DTDs, so no entity in what libvirt hands back can expand or reach out.
+ */
+final class XmlDocuments {
+    private static final String DISALLOW_DOCTYPE = "http://apache.org/xml/features/disallow-doctype-decl";
+
+    private XmlDocuments() {
+    }
+
+    /** A new empty document. */
+    static Document newDocument() {
+        return builder(false).newDocument();
+    }
+
+    /** Appends an empty element named {@code name} to {@code parent}. */
+    static Element append(Element parent, String name) {
+        Element child = parent.getOwnerDocument().createElement(name);
+        parent.appendChild(child);
+        return child;
+    }
+
+    /** Appends an element named {@code name} holding {@code text} to {@code parent}. */
+    static Element appendText(Element parent, String name, String text) {
+        Element child = append(parent, name);
+        child.setTextContent(XmlText.require(text, name));
+        return child;
+    }
+
+    /** Sets an attribute, refusing characters XML cannot carry. */
+    static Element attribute(Element element, String name, String value) {
+        element.setAttribute(name, XmlText.require(value, element.getTagName() + "/@" + name));
+        return element;
+    }
+
+    /** The document as indented text without an XML declaration (libvirt wants none). */
+    static String serialize(Document document) {
+        try {
+            TransformerFactory factory = TransformerFactory.newInstance();
+            factory.setAttribute(XMLConstants.ACCESS_EXTERNAL_DTD, "");
+            factory.setAttribute(XMLConstants.ACCESS_EXTERNAL_STYLESHEET, "");
+            Transformer transformer = factory.newTransformer();
+            transformer.setOutputProperty(OutputKeys.OMIT_XML_DECLARATION, "yes");
+            transformer.setOutputProperty(OutputKeys.ENCODING, "UTF-8");
+            transformer.setOutputProperty(OutputKeys.INDENT, "yes");
+            transformer.setOutputProperty("{http://xml.apache.org/xslt}indent-amount", "2");
+            StringWriter text = new StringWriter();
+            transformer.transform(new DOMSource(document), new StreamResult(text));
+            return text.toString();
+        } catch (TransformerException e) {
+            throw new IllegalStateException("the JDK could not serialize an XML document it built", e);
+        }
+    }
+
+    /**
+     * Parses {@code xml} with namespaces, refusing any DTD.
+     *
+     * @throws IllegalArgumentException when it is not well-formed XML
+     */
+    static Document parse(String xml) {
+        try {
+            return builder(true).parse(new InputSource(new StringReader(xml)));
+        } catch (SAXException e) {
+            throw new IllegalArgumentException("not well-formed XML: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new IllegalStateException("reading XML from a string failed", e);
+        }
+    }
+
+    private static DocumentBuilder builder(boolean secureParsing) {
+        try {
+            DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+            factory.setNamespaceAware(true);
+            if (secureParsing) {
+                factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+                factory.setFeature(DISALLOW_DOCTYPE, true);
+                factory.setAttribute(XMLConstants.ACCESS_EXTERNAL_DTD, "");
+                factory.setAttribute(XMLConstants.ACCESS_EXTERNAL_SCHEMA, "");
+                factory.setXIncludeAware(false);
+                factory.setExpandEntityReferences(false);
+            }
+            DocumentBuilder builder = factory.newDocumentBuilder();
+            builder.setErrorHandler(THROWING);
+            return builder;
+        } catch (ParserConfigurationException e) {
+            throw new IllegalStateException("the JDK's XML parser lacks a standard feature", e);
+        }
+    }
+
+    /** Turns every parse problem into an exception; the default handler also prints to stderr. */
+    private static final ErrorHandler THROWING = new ErrorHandler() {
+        @Override
+        public void warning(SAXParseException exception) {
+            // Warnings do not make the document unusable.
+        }
+
+        @Override
+        public void error(SAXParseException exception) throws SAXException {
+            throw exception;
+        }
+
+        @Override
+        public void fatalError(SAXParseException exception) throws SAXException {
+            throw exception;
+        }
+    };
+}
