@@ -16,8 +16,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * The real hypervisor stack of {@code scripts/test-stack.sh} on this machine, as its {@code env}
  * file describes it: libvirtd, the dir pool, the bridge, the test images.
  *
- * <p>A missing stack fails the test rather than skipping it, and says how to bring it up: an
- * integration test that silently does not run proves nothing.
+ * <p>The first use in a test JVM runs {@code scripts/test-stack.sh up} (idempotent, about half a
+ * second when the stack already runs), so {@code ./mvnw verify} needs nothing started by hand; it
+ * needs root. A stack that cannot be brought up fails the test rather than skipping it, with the
+ * script's output: an integration test that silently does not run proves nothing.
+ *
+ * <p>Published in kvm-common's test jar, so it-tests use the same stack description.
  */
 public final class TestStack {
     /** Every domain and volume the tests make starts with this; {@code test-stack.sh down} removes domains by it. */
@@ -31,9 +35,13 @@ public final class TestStack {
         this.values = values;
     }
 
-    /** The stack described by {@code $EGRESS_TEST_STACK_DIR/env} (default {@code /tmp/egress-test-stack/env}). */
+    /**
+     * The stack, brought up on first use and described by {@code $EGRESS_TEST_STACK_DIR/env}
+     * (default {@code /tmp/egress-test-stack/env}).
+     */
     public static synchronized TestStack load() {
         if (loaded == null) {
+            StackScript.run("up");
             loaded = new TestStack(read(envFile()));
         }
         return loaded;
@@ -98,8 +106,7 @@ public final class TestStack {
 
     private static Map<String, String> read(Path file) {
         if (!Files.isRegularFile(file)) {
-            fail("the integration tests need the local test stack, and " + file + " does not exist: run"
-                    + " 'scripts/test-stack.sh up' as root first (it starts libvirtd, the dir pool and the bridge)");
+            fail("scripts/test-stack.sh up ran but left no " + file + "; run it by hand (as root) to see why");
         }
         try {
             Map<String, String> values = new HashMap<>();
