@@ -1,0 +1,180 @@
+package dev.egressproxies.kvm;
+
+import dev.egressproxies.api.CreateRequest;
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.kvm.common.libvirt.Domain;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
+import dev.egressproxies.kvm.common.libvirt.StoragePool;
+import dev.egressproxies.kvm.common.libvirt.StorageVolume;
+import dev.egressproxies.kvm.config.KvmHost;
+import dev.egressproxies.kvm.xml.DomainDefinition;
+import dev.egressproxies.kvm.xml.DomainXmlRenderer;
+import dev.egressproxies.kvm.xml.InstanceMetadata;
+import dev.egressproxies.kvm.xml.VolumeDefinition;
+import dev.egressproxies.kvm.xml.VolumeXmlRenderer;
+import java.io.ByteArrayInputStream;
+import java.time.Clock;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The create operation, which makes an instance exist and run, idempotently.
+ *
+ * <ol>
+ *   <li>The request and its placement are checked before any I/O; a bad one is PERMANENT and
+ *       touches nothing.
+ *   <li>A domain of that name that is already defined is only started if it is not running; its
+ *       volumes are left as they are.
+ *   <li>Otherwise the image's base volume is made present and complete in the host's pool
+ *       (downloaded on first use, see {@link BaseImageCache}), the overlay is created on it or,
+ *       when a crashed create left one, reused (volume creation is atomic, so an overlay that
+ *       exists is complete), and the seed ISO is rebuilt from scratch: no domain uses it yet, and
+ *       a leftover one may be an upload that was cut off, which would boot the VM without
+ *       cloud-init. Then the domain is defined with the platform's metadata and started.
+ * </ol>
+ * Creates and deletes of one instance take turns within this process, so a second create can never
+ * replace the seed of a domain the first one just started. The deadline is checked between steps.
+ */
+final class InstanceCreator {
+    private static final Logger LOG = LoggerFactory.getLogger(InstanceCreator.class);
+    private static final long GIB = 1L << 30;
+
+    private final String entry;
+    private final int diskSizeGb;
+    private final Placements placements;
+    private final HostCaller hosts;
+    private final BaseImageCache images;
+    private final SeedImages seeds;
+    private final DomainXmlRenderer domains;
+    private final VolumeXmlRenderer volumes;
+    private final Clock clock;
+    private final KeyedLocks instanceLocks;
+
+    InstanceCreator(String entry, int diskSizeGb, Placements placements, HostCaller hosts, BaseImageCache images,
+                    SeedImages seeds, DomainXmlRenderer domains, VolumeXmlRenderer volumes, Clock clock,
+                    KeyedLocks instanceLocks) {
+        this.entry = entry;
+        this.diskSizeGb = diskSizeGb;
+        this.placements = placements;
+        this.hosts = hosts;
+        this.images = images;
+        this.seeds = seeds;
+        this.domains = domains;
+        this.volumes = volumes;
+        this.clock = clock;
+        this.instanceLocks = instanceLocks;
+    }
+
+    /** See {@link dev.egressproxies.api.Provider#create}. */
+    String create(CreateRequest request, Deadline deadline) {
+        request.validate(entry);
+        Placements.Resolved placement = placements.resolve(request);
+        KvmHost host = placement.host();
+        String id = new ProviderId(host.name(), request.name()).toString();
+        Call call = new Call(entry, Operation.CREATE, id, deadline);
+        return instanceLocks.withLock(id, call, "another create or delete of " + id, () -> {
+            Survey survey = hosts.call(host, call, libvirt -> survey(libvirt, placement, request.name(), call));
+            if (survey.domainExisted()) {
+                return id;
+            }
+            String basePath = survey.basePath()
+                    .orElseGet(() -> images.download(host, placement.imageKey(), placement.image(), call));
+            byte[] seed = seeds.build(request.name(), request.cloudInit(), call);
+            hosts.call(host, call, libvirt -> {
+                build(libvirt, placement, request, basePath, seed, call);
+                return null;
+            });
+            LOG.debug("created instance {} in provider entry {}", id, entry);
+            return id;
+        });
+    }
+
+    /** What the first look at the host found: a domain that exists (and now runs), or the base's path. */
+    private record Survey(boolean domainExisted, Optional<String> basePath) {
+    }
+
+    private Survey survey(LibvirtHost libvirt, Placements.Resolved placement, String name, Call call) {
+        Optional<Domain> existing = LibvirtSteps.step("looking up domain " + name, () -> libvirt.lookupDomain(name));
+        if (existing.isPresent()) {
+            LOG.debug("domain {} is already defined; making sure it runs", name);
+            startUnlessActive(libvirt, existing.get());
+            return new Survey(true, Optional.empty());
+        }
+        call.checkDeadline();
+        StoragePool pool = Pools.require(libvirt, placement.host(), call);
+        return new Survey(false,
+                BaseImageCache.completePath(libvirt, pool, placement.imageKey(), placement.image()));
+    }
+
+    private void build(LibvirtHost libvirt, Placements.Resolved placement, CreateRequest request, String basePath,
+                       byte[] seed, Call call) {
+        String name = request.name();
+        StoragePool pool = Pools.require(libvirt, placement.host(), call);
+        StorageVolume overlay = ensureOverlay(libvirt, pool, name, basePath, placement.image().format(), call);
+        call.checkDeadline();
+        StorageVolume seedVolume = replaceSeed(libvirt, pool, name, seed);
+        call.checkDeadline();
+        KvmHost host = placement.host();
+        DomainDefinition definition = new DomainDefinition(name,
+                new InstanceMetadata(request.uid(), clock.instant()), host.domainType(),
+                placement.machineType().vcpus(), placement.machineType().memoryMiB(), host.cpuMode(),
+                host.uefiLoader(), host.uefiVarsTemplate(), overlay.path(), seedVolume.path(), host.bridge());
+        Domain domain = LibvirtSteps.step("defining domain " + name,
+                () -> libvirt.defineDomain(domains.domainXml(definition)));
+        call.checkDeadline();
+        start(libvirt, domain);
+    }
+
+    /** Creates the overlay, or returns the one a crashed create left: creation is atomic, so it is complete. */
+    private StorageVolume ensureOverlay(LibvirtHost libvirt, StoragePool pool, String name, String basePath,
+                                       String baseFormat, Call call) {
+        String overlayName = VolumeNames.overlay(name);
+        VolumeDefinition overlay = VolumeDefinition.overlay(overlayName, diskSizeGb * GIB, basePath, baseFormat);
+        try {
+            return LibvirtSteps.step("creating overlay volume " + overlayName,
+                    () -> libvirt.createVolume(pool, volumes.volumeXml(overlay)));
+        } catch (LibvirtException exists) {
+            if (!exists.is(LibvirtErrorCode.STORAGE_VOLUME_EXISTS)) {
+                throw exists;
+            }
+        }
+        LOG.debug("reusing overlay volume {} that an earlier create left", overlayName);
+        return LibvirtSteps.step("looking up overlay volume " + overlayName,
+                        () -> libvirt.lookupVolume(pool, overlayName))
+                .orElseThrow(() -> call.transientFailure("overlay volume " + overlayName + " existed a moment ago and"
+                        + " is gone now, so a delete ran at the same time; retry", null));
+    }
+
+    /** Deletes whatever seed volume is there and uploads a fresh one. */
+    private StorageVolume replaceSeed(LibvirtHost libvirt, StoragePool pool, String name, byte[] seed) {
+        String seedName = VolumeNames.seed(name);
+        Volumes.deleteIfPresent(libvirt, pool, seedName);
+        StorageVolume volume = LibvirtSteps.step("creating seed volume " + seedName,
+                () -> libvirt.createVolume(pool, volumes.volumeXml(VolumeDefinition.rawFile(seedName, seed.length))));
+        LibvirtSteps.run("uploading seed volume " + seedName,
+                () -> libvirt.uploadVolume(volume, new ByteArrayInputStream(seed), seed.length));
+        return volume;
+    }
+
+    private static void startUnlessActive(LibvirtHost libvirt, Domain domain) {
+        if (!LibvirtSteps.step("reading the state of domain " + domain.name(), () -> libvirt.domainState(domain))
+                .isActive()) {
+            start(libvirt, domain);
+        }
+    }
+
+    private static void start(LibvirtHost libvirt, Domain domain) {
+        try {
+            LibvirtSteps.run("starting domain " + domain.name(), () -> libvirt.startDomain(domain));
+        } catch (LibvirtException alreadyRunning) {
+            // libvirt's answer to starting a domain that runs; a concurrent start won the race.
+            if (!alreadyRunning.is(LibvirtErrorCode.OPERATION_INVALID)) {
+                throw alreadyRunning;
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package dev.egressproxies.kvm.config;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Locale;
+
+/**
+ * An image of a {@code kvm} provider entry: where to download the cloud image that VMs boot from,
+ * and its disk format, for example
+ * {@code debian-12: {url: https://cloud.debian.org/.../debian-12-genericcloud-amd64.qcow2}}.
+ *
+ * <p>The image is downloaded into a host's storage pool the first time a VM on that host uses
+ * it, and reused afterwards; the server must send a Content-Length, because the volume's size is
+ * declared before the upload.
+ *
+ * @param url    the http or https URL of the image
+ * @param format the image's disk format, {@code qcow2} (the default) or {@code raw}
+ */
+public record KvmImage(String url, String format) {
+    /** The format of most cloud images, and the default. */
+    public static final String FORMAT_QCOW2 = "qcow2";
+    /** An uncompressed disk image. */
+    public static final String FORMAT_RAW = "raw";
+
+    /** Applies the default format and rejects URLs that cannot be downloaded. */
+    public KvmImage {
+        uri(url);
+        format = format == null ? FORMAT_QCOW2 : ConfigChecks.requireOneOf("format", format, FORMAT_QCOW2, FORMAT_RAW);
+    }
+
+    /** The URL as a URI. */
+    public URI uri() {
+        return uri(url);
+    }
+
+    private static URI uri(String url) {
+        String example = "https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2";
+        ConfigChecks.requireWord("url", url, example);
+        URI uri;
+        try {
+            uri = new URI(url);
+        } catch (URISyntaxException invalid) {
+            throw new IllegalArgumentException("url: '" + url + "' is not a URL (" + invalid.getReason()
+                    + "); for example " + example, invalid);
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https") || uri.getHost() == null) {
+            throw new IllegalArgumentException("url: '" + url + "' is not an http or https URL with a host; for"
+                    + " example " + example);
+        }
+        return uri;
+    }
+}

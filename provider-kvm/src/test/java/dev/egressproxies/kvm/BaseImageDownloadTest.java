@@ -1,0 +1,352 @@
+package dev.egressproxies.kvm;
+
+import static dev.egressproxies.kvm.CreateTest.catchProviderException;
+import static dev.egressproxies.kvm.KvmFixture.BASE_VOLUME;
+import static dev.egressproxies.kvm.KvmFixture.IMAGE_BYTES;
+import static dev.egressproxies.kvm.KvmFixture.IMAGE_PATH;
+import static dev.egressproxies.kvm.KvmFixture.POOL;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.libvirt.DomainState;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.libvirt.UploadSourceException;
+import dev.egressproxies.kvm.config.KvmConfig;
+import dev.egressproxies.kvm.config.KvmImage;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The download of a base image into a host's pool on first use: once per (host, image) even under
+ * concurrency, classified by what the server answers, and removed again when it fails.
+ */
+class BaseImageDownloadTest {
+    private final KvmFixture fixture = KvmFixture.hosts(2);
+    private final FakeLibvirtHost host = fixture.host();
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void close() {
+        threads.shutdownNow();
+        fixture.close();
+    }
+
+    @Test
+    void concurrentCreatesOnOneHostDownloadTheImageOnce() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        fixture.server.serveAfter(IMAGE_PATH, IMAGE_BYTES, release);
+        Future<String> first = threads.submit(() -> fixture.create("proxy-1"));
+        awaitGets(1);
+        Future<String> second = threads.submit(() -> fixture.create("proxy-2"));
+        // Give the second create time to reach the image lock while the first one downloads.
+        Thread.sleep(200);
+
+        release.countDown();
+
+        assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("host-1/proxy-1");
+        assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo("host-1/proxy-2");
+        assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(1);
+        assertThat(host.callCounts()).containsEntry("uploadVolume", 3); // the base once, two seeds
+    }
+
+    @Test
+    void createsOnTwoHostsDownloadToEachWithoutWaitingForTheOther() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        fixture.server.serveAfter(IMAGE_PATH, IMAGE_BYTES, release);
+        Future<String> first = threads.submit(() -> fixture.create("proxy-1"));
+        Future<String> second = threads.submit(() -> fixture.provider.create(KvmFixture.request("proxy-2",
+                new Placement("host-2", "small", KvmFixture.IMAGE)), KvmFixture.deadline()));
+
+        awaitGets(2);
+        release.countDown();
+
+        first.get(10, TimeUnit.SECONDS);
+        second.get(10, TimeUnit.SECONDS);
+        assertThat(fixture.hosts.get(1).volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
+    }
+
+    @Test
+    void waitingForAnotherDownloadEndsWithTheDeadline() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        fixture.server.serveAfter(IMAGE_PATH, IMAGE_BYTES, release);
+        Future<String> first = threads.submit(() -> fixture.create("proxy-1"));
+        awaitGets(1);
+
+        long started = System.nanoTime();
+        ProviderException error = catchProviderException(() -> fixture.provider.create(KvmFixture.request("proxy-2"),
+                Deadline.after(Duration.ofMillis(300))));
+
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(1));
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.detail()).contains("another create downloading image 'debian-12' to host 'host-1'");
+        release.countDown();
+        first.get(10, TimeUnit.SECONDS);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {400, 401, 403, 404, 410})
+    void aClientErrorIsPermanentAndLeavesNothing(int status) {
+        fixture.server.status(IMAGE_PATH, status);
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.detail()).contains("answered HTTP " + status, "fix images.debian-12.url of provider entry");
+        assertThat(host.volumeNames(POOL)).isEmpty();
+        assertThat(host.domainNames()).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {429, 500, 502, 503})
+    void aServerErrorOrTooManyRequestsIsTransient(int status) {
+        fixture.server.status(IMAGE_PATH, status);
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.detail()).contains("answered HTTP " + status, "retry later");
+        assertThat(host.volumeNames(POOL)).isEmpty();
+    }
+
+    @Test
+    void aRedirectTheClientDidNotFollowIsPermanentAndNamesTheTarget() {
+        fixture.server.status(IMAGE_PATH, 302, "Location", "https://mirror.example/debian.qcow2");
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.detail()).contains("https://mirror.example/debian.qcow2", "put the final URL in");
+    }
+
+    @Test
+    void aResponseWithoutContentLengthIsPermanent() {
+        fixture.server.serveWithoutLength(IMAGE_PATH, IMAGE_BYTES);
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.detail()).contains("sent no Content-Length");
+        assertThat(host.volumeNames(POOL)).isEmpty();
+    }
+
+    @Test
+    void anEmptyImageIsPermanent() {
+        fixture.server.serve(IMAGE_PATH, new byte[0]);
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.detail()).contains("is empty (Content-Length 0)");
+    }
+
+    @Test
+    void aCompressedResponseIsPermanent() {
+        fixture.server.serveEncoded(IMAGE_PATH, IMAGE_BYTES);
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.detail()).contains("Content-Encoding gzip", "serve the image uncompressed");
+    }
+
+    @Test
+    void anUnreachableServerIsTransient() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = socket.getLocalPort();
+        }
+        try (KvmFixture unreachable = KvmFixture.oneHost()) {
+            KvmProvider provider = new KvmProvider(KvmFixture.ENTRY, new KvmConfig(
+                    unreachable.config.hosts(), unreachable.config.machineTypes(),
+                    Map.of(KvmFixture.IMAGE, new KvmImage(
+                            "http://127.0.0.1:" + closedPort + "/debian.qcow2", null)),
+                    null, null, unreachable.config.sshKeyFile(), unreachable.config.knownHostsFile(), null, null, null),
+                    unreachable.context, unreachable.connections);
+
+            ProviderException error = catchProviderException(() -> provider.create(KvmFixture.request("proxy-1"),
+                    KvmFixture.deadline()));
+
+            assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+            assertThat(error.detail()).contains("could not be fetched from http://127.0.0.1:" + closedPort
+                    + "/debian.qcow2", "check that the server is reachable");
+        }
+    }
+
+    @Test
+    void aBodyCutOffIsTransientAndTheTruncatedBaseIsRemoved() {
+        fixture.server.serveCutOff(IMAGE_PATH, IMAGE_BYTES, 1000);
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.detail()).contains("the download of image 'debian-12'");
+        assertThat(host.volumeNames(POOL)).as("no truncated base stays behind").isEmpty();
+        assertThat(host.domainNames()).isEmpty();
+
+        fixture.server.serve(IMAGE_PATH, IMAGE_BYTES);
+        fixture.create("proxy-1");
+        assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
+    }
+
+    @Test
+    void aStalledBodyEndsWithTheDeadlineAndTheBaseIsRemoved() {
+        CountDownLatch release = new CountDownLatch(1);
+        fixture.server.serveStalled(IMAGE_PATH, IMAGE_BYTES, 4096, release);
+        long started = System.nanoTime();
+
+        ProviderException error = catchProviderException(() -> fixture.provider.create(KvmFixture.request("proxy-1"),
+                Deadline.after(Duration.ofMillis(500))));
+
+        release.countDown();
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(1500));
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.detail()).contains("deadline exceeded while downloading image debian-12 to host host-1");
+        assertThat(host.volumeNames(POOL)).isEmpty();
+    }
+
+    @Test
+    void anUploadThatLibvirtFailsRemovesTheBase() {
+        host.failNext("uploadVolume", FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "stream aborted"));
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.detail()).contains("uploading base image volume debian-12.base.qcow2", "stream aborted");
+        assertThat(host.volumeNames(POOL)).isEmpty();
+    }
+
+    @Test
+    void aRefreshThatFailsRemovesTheBase() {
+        host.failNext("refreshPool", FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "cannot open directory"));
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.detail()).contains("refreshing storage pool egress-test after the upload");
+        assertThat(host.volumeNames(POOL)).isEmpty();
+    }
+
+    @Test
+    void aBaseVolumeThatAppearsMeanwhileIsTransient() {
+        host.failNext("createVolume", FakeLibvirtHost.error(LibvirtErrorCode.STORAGE_VOLUME_EXISTS, "exists"));
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.detail()).contains("another process is downloading it");
+    }
+
+    @Test
+    void aBaseThatAnotherCreateFinishedWhileThisOneWaitedIsNotDownloadedAgain() {
+        // The survey finds no base; by the time the lock is held, it is there.
+        host.after("lookupVolume", fixture::cacheBaseImage);
+
+        fixture.create("proxy-1");
+
+        assertThat(fixture.server.gets(IMAGE_PATH)).isZero();
+        assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
+    }
+
+    @Test
+    void aBaseWithoutItsMarkerIsAnUploadThatWasCutOffAndIsReplaced() {
+        host.putVolume(POOL, BASE_VOLUME, new byte[100]);
+
+        fixture.create("proxy-1");
+
+        assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(1);
+        assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
+        assertThat(host.volume(POOL, KvmFixture.BASE_MARKER)).isNotNull();
+    }
+
+    @Test
+    void aMarkerWithoutItsBaseIsDebrisAndTheImageIsDownloaded() {
+        host.putVolume(POOL, KvmFixture.BASE_MARKER, new byte[1]);
+
+        fixture.create("proxy-1");
+
+        assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(1);
+        assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
+    }
+
+    @Test
+    void theMarkerIsCreatedOnlyAfterTheUploadAndTheRefresh() {
+        fixture.create("proxy-1");
+
+        List<String> calls = host.callLog();
+        int upload = calls.indexOf("uploadVolume");
+        assertThat(calls.subList(upload, upload + 3)).containsExactly("uploadVolume", "refreshPool", "createVolume");
+        assertThat(host.volume(POOL, KvmFixture.BASE_MARKER).xml()).contains("<format type='raw'/>");
+    }
+
+    @Test
+    void aMarkerThatCannotBeCreatedRemovesTheBase() {
+        // createVolume: the base, then the marker.
+        host.after("createVolume", () -> host.failNext("createVolume",
+                FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "no space")));
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.detail()).contains("creating completeness marker debian-12.base.qcow2.complete");
+        assertThat(host.volumeNames(POOL)).isEmpty();
+    }
+
+    @Test
+    void aDeadlineThatCutsTheUploadOffLeavesNothingTheNextCreateTakesForComplete() {
+        // As when the pool abandons the upload and the base cannot be removed over the closed link.
+        host.failNext("deleteVolume", FakeLibvirtHost.error(LibvirtErrorCode.RPC, "connection closed"));
+        fixture.server.serveCutOff(IMAGE_PATH, IMAGE_BYTES, 1000);
+        catchProviderException(() -> fixture.create("proxy-1"));
+        assertThat(host.volumeNames(POOL)).containsExactly(BASE_VOLUME);
+        fixture.server.serve(IMAGE_PATH, IMAGE_BYTES);
+
+        fixture.create("proxy-1");
+
+        assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
+    }
+
+    @Test
+    void aSourceFailureTheAdapterReportsIsATransientDownloadFailure() {
+        host.failNext("uploadVolume", new UploadSourceException("the source ended after 0 of 262161 bytes", null));
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.detail()).contains("the download of image 'debian-12' ended after 0 of");
+        assertThat(error.getCause()).isInstanceOf(UploadSourceException.class);
+        assertThat(host.volumeNames(POOL)).isEmpty();
+    }
+
+    @Test
+    void anUploadThatBreaksTheLinkIsLeftForThePoolToSee() {
+        IllegalStateException broken = new IllegalStateException("connection reset");
+        host.failNext("uploadVolume", broken);
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.getCause()).isSameAs(broken);
+        assertThat(host.volumeNames(POOL)).isEmpty();
+    }
+
+    private void awaitGets(int count) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (fixture.server.gets(IMAGE_PATH) < count && System.nanoTime() < until) {
+            Thread.sleep(10);
+        }
+        assertThat(fixture.server.gets(IMAGE_PATH)).as("GET requests seen").isEqualTo(count);
+    }
+}

@@ -1,0 +1,282 @@
+package dev.egressproxies.kvm;
+
+import static dev.egressproxies.kvm.KvmFixture.BASE_MARKER;
+import static dev.egressproxies.kvm.KvmFixture.BASE_VOLUME;
+import static dev.egressproxies.kvm.KvmFixture.IMAGE_BYTES;
+import static dev.egressproxies.kvm.KvmFixture.POOL;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.libvirt.DomainState;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.seed.NoCloudSeed;
+import dev.egressproxies.kvm.config.KvmHost;
+import dev.egressproxies.kvm.xml.InstanceMetadata;
+import dev.egressproxies.kvm.xml.InstanceMetadataReader;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** The branches of create on a host: from nothing, on an existing domain, and from what a crash left. */
+class CreateTest {
+    private final KvmFixture fixture = KvmFixture.oneHost();
+    private final FakeLibvirtHost host = fixture.host();
+
+    @AfterEach
+    void close() {
+        fixture.close();
+    }
+
+    @Test
+    void freshCreateMakesOverlayAndSeedThenDefinesAndStartsTheDomain() {
+        fixture.cacheBaseImage();
+
+        String id = fixture.create("proxy-1");
+
+        assertThat(id).isEqualTo("host-1/proxy-1");
+        FakeLibvirtHost.DomainRecord domain = host.domain("proxy-1");
+        assertThat(domain.state).isEqualTo(DomainState.RUNNING);
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER, "proxy-1.qcow2",
+                "proxy-1.seed.iso");
+        assertThat(host.volume(POOL, "proxy-1.qcow2").capacity).isEqualTo(10L << 30);
+        assertThat(host.volume(POOL, "proxy-1.qcow2").xml()).contains("<format type='qcow2'/>",
+                "<path>/var/lib/libvirt/egress-test/debian-12.base.qcow2</path>");
+        assertThat(domain.xml()).contains("<domain type='qemu'>", "<memory unit='MiB'>512</memory>", "<vcpu>1</vcpu>",
+                "<source bridge='br-test'/>", "<source file='/var/lib/libvirt/egress-test/proxy-1.qcow2'/>",
+                "<source file='/var/lib/libvirt/egress-test/proxy-1.seed.iso'/>", "org.qemu.guest_agent.0");
+        assertThat(InstanceMetadataReader.read(domain.metadata))
+                .isEqualTo(new InstanceMetadata("uid-proxy-1", TestProviderContext.NOW));
+        assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).as("downloads of a cached image").isZero();
+        assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
+    }
+
+    @Test
+    void theSeedCarriesUserDataMetaDataAndTheDefaultVendorData() {
+        fixture.cacheBaseImage();
+
+        fixture.create("proxy-1");
+
+        byte[] expected = NoCloudSeed.builder("proxy-1").userData(KvmFixture.request("proxy-1").cloudInit())
+                .vendorData(NoCloudSeed.DEFAULT_VENDOR_DATA).build().toIsoImage(TestProviderContext.NOW);
+        FakeLibvirtHost.VolumeRecord seed = host.volume(POOL, "proxy-1.seed.iso");
+        assertThat(seed.content).isEqualTo(expected);
+        assertThat(seed.capacity).as("the seed volume is sized to the ISO").isEqualTo(expected.length);
+        assertThat(seed.xml()).contains("<format type='raw'/>");
+    }
+
+    @Test
+    void firstCreateOfAnImageOnAHostDownloadsItIntoThePool() {
+        fixture.create("proxy-1");
+
+        assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isEqualTo(1);
+        FakeLibvirtHost.VolumeRecord base = host.volume(POOL, BASE_VOLUME);
+        assertThat(base.content).isEqualTo(IMAGE_BYTES);
+        assertThat(base.capacity).as("capacity from Content-Length").isEqualTo(IMAGE_BYTES.length);
+        assertThat(host.callCounts()).containsEntry("refreshPool", 1);
+        assertThat(host.volume(POOL, KvmFixture.BASE_MARKER)).as("completeness marker").isNotNull();
+        assertThat(fixture.context.progressDescriptions())
+                .containsExactly("downloading image debian-12 to host host-1 (" + IMAGE_BYTES.length + " bytes)");
+        assertThat(fixture.context.progressBytes()).isEqualTo(IMAGE_BYTES.length);
+        assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
+    }
+
+    @Test
+    void laterCreatesReuseTheCachedBaseImage() {
+        fixture.create("proxy-1");
+
+        fixture.create("proxy-2");
+
+        assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isEqualTo(1);
+        assertThat(host.volume(POOL, "proxy-2.qcow2").xml()).contains("debian-12.base.qcow2");
+    }
+
+    @Test
+    void aRawImageIsCachedUnderItsOwnNameAndBacksTheOverlayAsRaw() {
+        fixture.provider.create(KvmFixture.request("proxy-1", new Placement("host-1", "large", KvmFixture.RAW_IMAGE)),
+                KvmFixture.deadline());
+
+        assertThat(host.volumeNames(POOL)).contains("alpine-raw.base.raw");
+        assertThat(host.volume(POOL, "proxy-1.qcow2").xml()).contains("<format type='qcow2'/>",
+                "<path>/var/lib/libvirt/egress-test/alpine-raw.base.raw</path>", "<format type='raw'/>");
+        assertThat(host.domain("proxy-1").xml()).contains("<memory unit='MiB'>4096</memory>", "<vcpu>4</vcpu>");
+    }
+
+    @Test
+    void anExistingRunningDomainIsLeftAsItIs() {
+        fixture.cacheBaseImage();
+        fixture.create("proxy-1");
+        byte[] seedBefore = host.volume(POOL, "proxy-1.seed.iso").content;
+        host.resetCalls();
+
+        String id = fixture.create("proxy-1");
+
+        assertThat(id).isEqualTo("host-1/proxy-1");
+        assertThat(host.callLog()).containsExactly("lookupDomain", "domainState");
+        assertThat(host.volume(POOL, "proxy-1.seed.iso").content).isSameAs(seedBefore);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = DomainState.class, names = {"SHUTOFF", "CRASHED", "NO_STATE", "PM_SUSPENDED", "SHUTDOWN"})
+    void anExistingDomainThatDoesNotRunIsOnlyStarted(DomainState state) {
+        fixture.cacheBaseImage();
+        fixture.create("proxy-1");
+        host.domain("proxy-1").state = state;
+        host.resetCalls();
+
+        fixture.create("proxy-1");
+
+        assertThat(host.callLog()).containsExactly("lookupDomain", "domainState", "startDomain");
+        assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
+    }
+
+    @Test
+    void aStartThatFindsTheDomainRunningAlreadyIsSuccess() {
+        fixture.cacheBaseImage();
+        fixture.create("proxy-1");
+        host.domain("proxy-1").state = DomainState.PAUSED;
+
+        fixture.create("proxy-1");
+
+        assertThat(host.callCounts()).containsEntry("startDomain", 2);
+        assertThat(host.domain("proxy-1").state).as("a paused domain stays paused").isEqualTo(DomainState.PAUSED);
+    }
+
+    @Test
+    void anOverlayLeftByACrashedCreateIsReused() {
+        fixture.cacheBaseImage();
+        FakeLibvirtHost.VolumeRecord leftover =
+                host.putVolume(POOL, "proxy-1.qcow2", "written by the guest".getBytes(StandardCharsets.US_ASCII));
+
+        fixture.create("proxy-1");
+
+        assertThat(host.volume(POOL, "proxy-1.qcow2")).isSameAs(leftover);
+        assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
+    }
+
+    @Test
+    void aHalfUploadedSeedIsReplacedByAWholeOne() {
+        fixture.cacheBaseImage();
+        host.putVolume(POOL, "proxy-1.seed.iso", "CD001 cut off".getBytes(StandardCharsets.US_ASCII));
+
+        fixture.create("proxy-1");
+
+        byte[] seed = host.volume(POOL, "proxy-1.seed.iso").content;
+        assertThat(seed).hasSizeGreaterThan(32 * 1024);
+        assertThat(new String(seed, 0x8001, 5, StandardCharsets.US_ASCII)).isEqualTo("CD001");
+        assertThat(host.callCounts()).containsEntry("deleteVolume", 1);
+    }
+
+    @Test
+    void aDomainDefinedButNotStartedByACrashedCreateIsStartedWithoutRebuildingTheSeed() {
+        fixture.cacheBaseImage();
+        host.failNext("startDomain", FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "qemu died"));
+        assertThatThrownBy(() -> fixture.create("proxy-1")).isInstanceOf(ProviderException.class);
+        byte[] seedBefore = host.volume(POOL, "proxy-1.seed.iso").content;
+        assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.SHUTOFF);
+
+        fixture.create("proxy-1");
+
+        assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
+        assertThat(host.volume(POOL, "proxy-1.seed.iso").content).isSameAs(seedBefore);
+    }
+
+    @Test
+    void aDomainDefinedByHandIsStartedAsTheReferenceDoes() {
+        host.putDomain("proxy-1", DomainState.SHUTOFF, null);
+
+        fixture.create("proxy-1");
+
+        assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
+        assertThat(host.volumeNames(POOL)).as("nothing made for a domain that exists").isEmpty();
+    }
+
+    @Test
+    void aMissingPoolIsPermanentAndCreatesNothing() {
+        host.removePool(POOL);
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.instanceId()).isEqualTo("host-1/proxy-1");
+        assertThat(error.detail()).contains("storage pool 'egress-test' does not exist on host 'host-1'",
+                "virsh pool-define-as");
+        assertThat(host.domainNames()).isEmpty();
+        assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isZero();
+    }
+
+    @Test
+    void aDefineThatLibvirtRejectsLeavesVolumesTheNextCreateRepairs() {
+        fixture.cacheBaseImage();
+        host.failNext("defineDomain", FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "busy"));
+        assertThat(catchProviderException(() -> fixture.create("proxy-1")).kind()).isEqualTo(ErrorKind.TRANSIENT);
+
+        fixture.create("proxy-1");
+
+        assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER, "proxy-1.qcow2",
+                "proxy-1.seed.iso");
+    }
+
+    @Test
+    void aUefiHostDefinesLoaderAndNvramTemplateAndItsCpuMode() {
+        try (KvmFixture uefi = KvmFixture.withHost(new KvmHost("host-1", "127.0.0.1", null, null, null,
+                KvmFixture.POOL, "br0", "kvm", null, "uefi", null, null))) {
+            uefi.cacheBaseImage();
+
+            uefi.create("proxy-1");
+
+            assertThat(uefi.host().domain("proxy-1").xml()).contains(
+                    "<loader readonly='yes' type='pflash'>/usr/share/OVMF/OVMF_CODE_4M.fd</loader>",
+                    "<nvram template='/usr/share/OVMF/OVMF_VARS_4M.fd'/>", "<cpu mode='host-model'/>");
+        }
+    }
+
+    @Test
+    void aBiosQemuHostDefinesNoLoaderAndQemusDefaultCpu() {
+        fixture.cacheBaseImage();
+
+        fixture.create("proxy-1");
+
+        assertThat(host.domain("proxy-1").xml()).doesNotContain("<loader", "<nvram", "<cpu");
+    }
+
+    @Test
+    void aNamedCpuModelIsDefinedAsACustomModel() {
+        try (KvmFixture named = KvmFixture.withHost(new KvmHost("host-1", "127.0.0.1", null, null, null,
+                KvmFixture.POOL, "br0", "kvm", "Skylake-Client", null, null, null))) {
+            named.cacheBaseImage();
+
+            named.create("proxy-1");
+
+            assertThat(named.host().domain("proxy-1").xml()).contains("<domain type='kvm'>", "<cpu mode='custom'",
+                    "Skylake-Client</model>");
+        }
+    }
+
+    @Test
+    void theVendorDataOfTheEntryReplacesTheDefault() {
+        // The fixture's entry uses the default; the seed builder is what applies the entry's value.
+        byte[] custom = new SeedImages(fixture.context.clock(), "#cloud-config\n{}\n")
+                .build("proxy-1", "", new Call("e", Operation.CREATE, "x", KvmFixture.deadline()));
+        byte[] standard = new SeedImages(fixture.context.clock(), NoCloudSeed.DEFAULT_VENDOR_DATA)
+                .build("proxy-1", "", new Call("e", Operation.CREATE, "x", KvmFixture.deadline()));
+
+        assertThat(custom).isNotEqualTo(standard);
+        assertThat(new String(custom, StandardCharsets.ISO_8859_1)).contains("#cloud-config\n{}\n");
+    }
+
+    static ProviderException catchProviderException(Runnable call) {
+        try {
+            call.run();
+        } catch (ProviderException error) {
+            return error;
+        }
+        throw new AssertionError("no ProviderException was thrown");
+    }
+}

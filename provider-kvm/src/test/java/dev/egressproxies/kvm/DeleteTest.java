@@ -1,0 +1,137 @@
+package dev.egressproxies.kvm;
+
+import static dev.egressproxies.kvm.CreateTest.catchProviderException;
+import static dev.egressproxies.kvm.KvmFixture.BASE_MARKER;
+import static dev.egressproxies.kvm.KvmFixture.BASE_VOLUME;
+import static dev.egressproxies.kvm.KvmFixture.POOL;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.libvirt.DomainState;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** delete: every step idempotent, volumes removed by name, a missing pool meaning nothing is left. */
+class DeleteTest {
+    private final KvmFixture fixture = KvmFixture.oneHost();
+    private final FakeLibvirtHost host = fixture.host();
+    private String id;
+
+    @BeforeEach
+    void createInstance() {
+        fixture.cacheBaseImage();
+        id = fixture.create("proxy-1");
+        host.resetCalls();
+    }
+
+    @AfterEach
+    void close() {
+        fixture.close();
+    }
+
+    @Test
+    void aRunningInstanceIsDestroyedUndefinedAndItsVolumesDeleted() {
+        fixture.provider.delete(id, KvmFixture.deadline());
+
+        assertThat(host.domainNames()).isEmpty();
+        assertThat(host.volumeNames(POOL)).as("the base image stays for other instances").containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER);
+        assertThat(host.callLog()).containsExactly("lookupDomain", "destroyDomain", "undefineDomain", "lookupPool",
+                "lookupVolume", "deleteVolume", "lookupVolume", "deleteVolume");
+    }
+
+    @Test
+    void aStoppedDomainIsUndefinedWithoutDestroyFailing() {
+        host.domain("proxy-1").state = DomainState.SHUTOFF;
+
+        fixture.provider.delete(id, KvmFixture.deadline());
+
+        assertThat(host.domainNames()).isEmpty();
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER);
+    }
+
+    @Test
+    void volumesAreDeletedByNameWhenTheDomainIsAlreadyGone() {
+        host.domain("proxy-1").state = DomainState.SHUTOFF;
+        host.undefineDomain(host.lookupDomain("proxy-1").orElseThrow());
+
+        fixture.provider.delete(id, KvmFixture.deadline());
+
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER);
+    }
+
+    @Test
+    void whatACreateLeftBeforeDefiningTheDomainIsCleanedUp() {
+        host.putVolume(POOL, "proxy-2.qcow2", new byte[10]);
+
+        fixture.provider.delete("host-1/proxy-2", KvmFixture.deadline());
+
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER, "proxy-1.qcow2",
+                "proxy-1.seed.iso");
+    }
+
+    @Test
+    void deletingTwiceSucceedsBothTimes() {
+        fixture.provider.delete(id, KvmFixture.deadline());
+
+        fixture.provider.delete(id, KvmFixture.deadline());
+
+        assertThat(host.domainNames()).isEmpty();
+    }
+
+    @Test
+    void aMissingPoolMeansThereAreNoVolumesLeft() {
+        host.removePool(POOL);
+
+        fixture.provider.delete(id, KvmFixture.deadline());
+
+        assertThat(host.domainNames()).isEmpty();
+    }
+
+    @Test
+    void aDomainThatVanishesBeforeDestroyIsNotUndefinedButItsVolumesGo() {
+        host.failNext("destroyDomain", FakeLibvirtHost.error(LibvirtErrorCode.NO_DOMAIN, "Domain not found"));
+
+        fixture.provider.delete(id, KvmFixture.deadline());
+
+        assertThat(host.callCounts()).doesNotContainKey("undefineDomain");
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER);
+    }
+
+    @Test
+    void aDomainThatVanishesBeforeUndefineIsFine() {
+        host.failNext("undefineDomain", FakeLibvirtHost.error(LibvirtErrorCode.NO_DOMAIN, "Domain not found"));
+
+        fixture.provider.delete(id, KvmFixture.deadline());
+
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER);
+    }
+
+    @Test
+    void aVolumeThatVanishesBeforeItsDeleteIsFine() {
+        host.failNext("deleteVolume", FakeLibvirtHost.error(LibvirtErrorCode.NO_STORAGE_VOLUME, "gone"));
+
+        fixture.provider.delete(id, KvmFixture.deadline());
+
+        assertThat(host.callCounts()).containsEntry("deleteVolume", 2);
+    }
+
+    @Test
+    void aFailedStepIsTransientSaysWhatWasBeingDoneAndTheRetryFinishes() {
+        host.failNext("undefineDomain", FakeLibvirtHost.error(LibvirtErrorCode.OPERATION_FAILED, "nvram busy"));
+
+        ProviderException error = catchProviderException(() -> fixture.provider.delete(id, KvmFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.operation()).isEqualTo(Operation.DELETE);
+        assertThat(error.instanceId()).isEqualTo(id);
+        assertThat(error.detail()).contains("undefining domain proxy-1: nvram busy", "OPERATION_FAILED");
+
+        fixture.provider.delete(id, KvmFixture.deadline());
+        assertThat(host.domainNames()).isEmpty();
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER);
+    }
+}

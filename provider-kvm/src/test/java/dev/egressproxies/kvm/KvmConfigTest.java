@@ -1,0 +1,165 @@
+package dev.egressproxies.kvm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.egressproxies.kvm.common.seed.NoCloudSeed;
+import dev.egressproxies.kvm.config.KvmConfig;
+import dev.egressproxies.kvm.config.KvmHost;
+import dev.egressproxies.kvm.config.KvmImage;
+import dev.egressproxies.kvm.config.MachineType;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The configuration records: their defaults, and errors that name the setting to fix. */
+class KvmConfigTest {
+    private static final KvmHost HOST = KvmHost.of("host-1", "10.0.0.5", "br0");
+    private static final Map<String, MachineType> TYPES = Map.of("small", new MachineType(1, 512));
+    private static final Map<String, KvmImage> IMAGES =
+            Map.of("debian-12", new KvmImage("https://example.org/d.qcow2", null));
+    private static final Path KEY = Path.of("/etc/egress/id_ed25519");
+    private static final Path KNOWN_HOSTS = Path.of("/etc/egress/known_hosts");
+
+    @Test
+    void absentSettingsGetTheirDefaults() {
+        KvmConfig config = new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, KEY, KNOWN_HOSTS, null, null, null);
+
+        assertThat(config.diskSizeGb()).isEqualTo(10);
+        assertThat(config.vendorData()).isEqualTo(NoCloudSeed.DEFAULT_VENDOR_DATA);
+        assertThat(config.insecureIgnoreHostKey()).isFalse();
+        assertThat(config.handshakeTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(config.keepaliveInterval()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(config.images().get("debian-12").format()).isEqualTo("qcow2");
+        assertThat(HOST).isEqualTo(new KvmHost("host-1", "10.0.0.5", 22, "root", "/var/run/libvirt/libvirt-sock",
+                "default", "br0", "kvm", "host-model", "bios", null, null));
+    }
+
+    @Test
+    void anEmptyVendorDataStaysEmpty() {
+        KvmConfig config = new KvmConfig(List.of(HOST), TYPES, IMAGES, null, "", KEY, KNOWN_HOSTS, null, null, null);
+
+        assertThat(config.vendorData()).isEmpty();
+    }
+
+    @Test
+    void theCpuModeDefaultsToHostModelUnderKvmAndToQemusModelUnderEmulation() {
+        assertThat(KvmHost.of("h", "a", "br0").cpuMode()).isEqualTo("host-model");
+        assertThat(new KvmHost("h", "a", null, null, null, null, "br0", "qemu", null, null, null, null).cpuMode())
+                .isEqualTo("default");
+        assertThat(new KvmHost("h", "a", null, null, null, null, "br0", "kvm", "Skylake-Client", null, null, null)
+                .cpuMode()).isEqualTo("Skylake-Client");
+    }
+
+    @Test
+    void uefiGetsTheDefaultFirmwarePaths() {
+        KvmHost uefi = new KvmHost("h", "a", null, null, null, null, "br0", "qemu", null, "uefi", null, null);
+
+        assertThat(uefi.uefi()).isTrue();
+        assertThat(uefi.uefiLoader()).isEqualTo("/usr/share/OVMF/OVMF_CODE_4M.fd");
+        assertThat(uefi.uefiVarsTemplate()).isEqualTo("/usr/share/OVMF/OVMF_VARS_4M.fd");
+    }
+
+    @Test
+    void theHostsEndpointCarriesItsConnectionSettings() {
+        KvmHost host = new KvmHost("h", "a.example", 2222, "egress", "/run/libvirt/sock", null, "br0", null, null, null,
+                null, null);
+
+        assertThat(host.endpoint().address()).isEqualTo("a.example");
+        assertThat(host.endpoint().port()).isEqualTo(2222);
+        assertThat(host.endpoint().user()).isEqualTo("egress");
+        assertThat(host.endpoint().socket()).isEqualTo("/run/libvirt/sock");
+        assertThat(host.destination()).isEqualTo("egress@a.example:2222");
+    }
+
+    @Test
+    void hostsAreRequired() {
+        assertRejected(() -> new KvmConfig(null, TYPES, IMAGES, null, null, KEY, KNOWN_HOSTS, null, null, null),
+                "hosts: at least one host is required");
+        assertRejected(() -> new KvmConfig(List.of(), TYPES, IMAGES, null, null, KEY, KNOWN_HOSTS, null, null, null),
+                "hosts: at least one host is required");
+    }
+
+    @Test
+    void hostNamesAreUnique() {
+        assertRejected(() -> new KvmConfig(List.of(HOST, KvmHost.of("host-1", "10.0.0.6", "br0")), TYPES, IMAGES, null,
+                null, KEY, KNOWN_HOSTS, null, null, null), "hosts: the name 'host-1' is used twice");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"host/1", "-host", "host-", "h o", ""})
+    void hostNamesMustBeUsableInProviderIds(String name) {
+        assertRejected(() -> KvmHost.of(name, "10.0.0.5", "br0"), "name: ");
+    }
+
+    @Test
+    void hostSettingsAreChecked() {
+        assertRejected(() -> KvmHost.of("h", null, "br0"), "address: required");
+        assertRejected(() -> KvmHost.of("h", "a", null), "bridge: required");
+        assertRejected(() -> KvmHost.of("h", "a", "a-very-long-bridge-name"), "bridge: 'a-very-long-bridge-name'");
+        assertRejected(() -> new KvmHost("h", "a", 0, null, null, null, "br0", null, null, null, null, null),
+                "port: 0 is not a TCP port");
+        assertRejected(() -> new KvmHost("h", "a", null, null, "libvirt-sock", null, "br0", null, null, null, null,
+                null), "socket: 'libvirt-sock' is not an absolute path");
+        assertRejected(() -> new KvmHost("h", "a", null, null, null, "/var/lib/libvirt/images", "br0", null, null, null,
+                null, null), "pool: '/var/lib/libvirt/images' contains '/'");
+        assertRejected(() -> new KvmHost("h", "a", null, null, null, null, "br0", "xen", null, null, null, null),
+                "domainType: 'xen' is not supported; use one of kvm, qemu");
+        assertRejected(() -> new KvmHost("h", "a", null, null, null, null, "br0", null, "host model", null, null, null),
+                "cpuMode: 'host model' contains spaces");
+        assertRejected(() -> new KvmHost("h", "a", null, null, null, null, "br0", null, null, "efi", null, null),
+                "firmware: 'efi' is not supported; use one of bios, uefi");
+        assertRejected(() -> new KvmHost("h", "a", null, null, null, null, "br0", null, null, null, "/x.fd", null),
+                "uefiLoader: only used with firmware: uefi");
+        assertRejected(() -> new KvmHost("h", "a", null, null, null, null, "br0", null, null, "uefi", null, "vars.fd"),
+                "uefiVarsTemplate: 'vars.fd' is not an absolute path");
+    }
+
+    @Test
+    void machineTypesAndImagesAreRequiredAndChecked() {
+        assertRejected(() -> new KvmConfig(List.of(HOST), Map.of(), IMAGES, null, null, KEY, KNOWN_HOSTS, null, null,
+                null), "machineTypes: at least one is required");
+        assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, null, null, null, KEY, KNOWN_HOSTS, null, null, null),
+                "images: at least one is required");
+        assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, Map.of("debian/12", IMAGES.get("debian-12")), null,
+                null, KEY, KNOWN_HOSTS, null, null, null), "images: the name 'debian/12' is not valid");
+        assertRejected(() -> new MachineType(0, 512), "vcpus: 0 is out of range");
+        assertRejected(() -> new MachineType(1, 0), "memoryMiB: 0 is not positive");
+        assertRejected(() -> new KvmImage("ftp://example.org/d.qcow2", null), "url: 'ftp://example.org/d.qcow2' is not"
+                + " an http or https URL");
+        assertRejected(() -> new KvmImage("https:///d.qcow2", null), "url: ");
+        assertRejected(() -> new KvmImage(null, null), "url: required");
+        assertRejected(() -> new KvmImage("https://example.org/d.vmdk", "vmdk"), "format: 'vmdk' is not supported");
+    }
+
+    @Test
+    void sshSettingsAreChecked() {
+        assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, null, KNOWN_HOSTS, null, null,
+                null), "sshKeyFile: required");
+        assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, KEY, null, null, null, null),
+                "knownHostsFile: required");
+        assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, KEY, KNOWN_HOSTS, true, null,
+                null), "knownHostsFile: set together with insecureIgnoreHostKey");
+        assertThat(new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, KEY, null, true, null, null)
+                .insecureIgnoreHostKey()).isTrue();
+        assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, KEY, KNOWN_HOSTS, null,
+                Duration.ZERO, null), "handshakeTimeout: PT0S is not positive");
+        assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, KEY, KNOWN_HOSTS, null, null,
+                Duration.ofSeconds(-1)), "keepaliveInterval: ");
+    }
+
+    @Test
+    void diskSizeIsChecked() {
+        assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, IMAGES, 0, null, KEY, KNOWN_HOSTS, null, null, null),
+                "diskSizeGb: 0 is out of range");
+    }
+
+    private static void assertRejected(Runnable construction, String messageStart) {
+        assertThatThrownBy(construction::run).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith(messageStart);
+    }
+}

@@ -1,0 +1,71 @@
+package dev.egressproxies.kvm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.egressproxies.kvm.common.libvirt.AddressSource;
+import dev.egressproxies.kvm.common.libvirt.DomainState;
+import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How many libvirt calls (and host calls, the round trips to the connection pool) each operation
+ * makes, printed for the benchmark note and pinned so a change that adds calls is noticed.
+ */
+class LibvirtCallCountTest {
+    private static final int LISTED_DOMAINS = 500;
+
+    private final KvmFixture fixture = KvmFixture.oneHost();
+    private final FakeLibvirtHost host = fixture.host();
+
+    @AfterEach
+    void close() {
+        fixture.close();
+    }
+
+    @Test
+    void callsPerOperation() {
+        measure("create, image not cached yet (downloads it)", () -> fixture.create("proxy-0"), 18, 4);
+        measure("create, image cached", () -> fixture.create("proxy-1"), 11, 2);
+        measure("create, domain exists and runs", () -> fixture.create("proxy-1"), 2, 1);
+        host.domain("proxy-1").state = DomainState.SHUTOFF;
+        measure("create, domain exists and is stopped", () -> fixture.create("proxy-1"), 3, 1);
+        host.domain("proxy-1").addresses.put(AddressSource.ARP, List.of(new InterfaceAddress("vnet0", "10.0.0.5", true)));
+        measure("get, running with an ARP address", () -> fixture.provider.get("host-1/proxy-1", KvmFixture.deadline()),
+                4, 1);
+        host.domain("proxy-1").addresses.clear();
+        measure("get, running without an address yet", () -> fixture.provider.get("host-1/proxy-1",
+                KvmFixture.deadline()), 5, 1);
+        host.domain("proxy-1").state = DomainState.SHUTOFF;
+        measure("get, stopped", () -> fixture.provider.get("host-1/proxy-1", KvmFixture.deadline()), 3, 1);
+        measure("delete, stopped domain with overlay and seed", () -> fixture.provider.delete("host-1/proxy-1",
+                KvmFixture.deadline()), 8, 1);
+
+        fixture.provider.delete("host-1/proxy-0", KvmFixture.deadline());
+        for (int index = 0; index < LISTED_DOMAINS; index++) {
+            String name = String.format("bench-%04d", index);
+            host.putDomain(name, DomainState.SHUTOFF, "<ep:instance xmlns:ep='https://egressproxies.dev/xmlns/instance/1'>"
+                    + "<ep:uid>" + name + "</ep:uid><ep:created>2025-01-31T12:00:00Z</ep:created></ep:instance>");
+        }
+        host.putDomain("not-ours", DomainState.RUNNING, null);
+        measure("listManaged, " + LISTED_DOMAINS + " stopped managed domains and 1 unmanaged", () ->
+                assertThat(fixture.provider.listManaged(KvmFixture.deadline())).hasSize(LISTED_DOMAINS),
+                1 + 2 * LISTED_DOMAINS + 1, 1);
+    }
+
+    private void measure(String operation, Runnable call, int expectedLibvirtCalls, int expectedHostCalls) {
+        host.resetCalls();
+        int hostCallsBefore = fixture.connections.callCount();
+        long started = System.nanoTime();
+        call.run();
+        long micros = (System.nanoTime() - started) / 1000;
+        Map<String, Integer> counts = host.callCounts();
+        int hostCalls = fixture.connections.callCount() - hostCallsBefore;
+        System.out.printf("libvirt calls: %-70s %4d libvirt, %d host calls, %6d us on the fake: %s%n", operation,
+                host.totalCalls(), hostCalls, micros, counts);
+        assertThat(host.totalCalls()).as("libvirt calls of %s: %s", operation, counts).isEqualTo(expectedLibvirtCalls);
+        assertThat(hostCalls).as("host calls of %s", operation).isEqualTo(expectedHostCalls);
+    }
+}

@@ -1,0 +1,129 @@
+package dev.egressproxies.kvm;
+
+import static dev.egressproxies.kvm.CreateTest.catchProviderException;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.egressproxies.api.CreateRequest;
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.api.ProviderException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Requests, placements and provider IDs that are wrong: each is PERMANENT, says what is valid, and
+ * fails before any host is called.
+ */
+class PlacementAndIdTest {
+    private final KvmFixture fixture = KvmFixture.hosts(2);
+
+    @AfterEach
+    void close() {
+        fixture.close();
+    }
+
+    @Test
+    void anUnknownZoneNamesTheConfiguredHosts() {
+        ProviderException error = rejectedCreate(new Placement("host-9", "small", KvmFixture.IMAGE));
+
+        assertThat(error.detail()).contains("placement.zone 'host-9' is not a host of provider entry 'kvm-test'",
+                "[host-1, host-2]");
+    }
+
+    @Test
+    void anEmptyZoneWithSeveralHostsIsRejected() {
+        ProviderException error = rejectedCreate(new Placement("", "small", KvmFixture.IMAGE));
+
+        assertThat(error.detail()).contains("placement.zone is empty", "has 2 hosts", "[host-1, host-2]");
+    }
+
+    @Test
+    void anEmptyZoneWithOneHostPicksIt() {
+        try (KvmFixture single = KvmFixture.oneHost()) {
+            single.cacheBaseImage();
+
+            String id = single.provider.create(KvmFixture.request("proxy-1", new Placement("", "small",
+                    KvmFixture.IMAGE)), KvmFixture.deadline());
+
+            assertThat(id).isEqualTo("host-1/proxy-1");
+        }
+    }
+
+    @Test
+    void anUnknownMachineTypeNamesTheConfiguredOnes() {
+        ProviderException error = rejectedCreate(new Placement("host-1", "huge", KvmFixture.IMAGE));
+
+        assertThat(error.detail()).contains("placement.machineType 'huge' is not configured", "[small, large]");
+    }
+
+    @Test
+    void anUnknownImageNamesTheConfiguredOnes() {
+        ProviderException error = rejectedCreate(new Placement("host-1", "small", "windows"));
+
+        assertThat(error.detail()).contains("placement.image 'windows' is not configured", "[debian-12, alpine-raw]");
+    }
+
+    @Test
+    void anInvalidRequestIsRejectedBeforeThePlacementIsLookedAt() {
+        CreateRequest request = new CreateRequest("Not_A_Label", "uid", new Placement("host-9", "", ""), "");
+
+        ProviderException error = catchProviderException(() -> fixture.provider.create(request, KvmFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.detail()).contains("is not a DNS label");
+        assertThat(fixture.connections.callCount()).isZero();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "proxy-1", "host-1/", "/proxy-1", "host-1/proxy-1/x", "host-1/Proxy", "host 1/proxy-1",
+            "host-1/proxy_1"})
+    void malformedIdsArePermanentForGetAndDelete(String id) {
+        ProviderException get = catchProviderException(() -> fixture.provider.get(id, KvmFixture.deadline()));
+        ProviderException delete = catchProviderException(() -> fixture.provider.delete(id, KvmFixture.deadline()));
+
+        for (ProviderException error : new ProviderException[] {get, delete}) {
+            assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+            assertThat(error.instanceId()).isEqualTo(id);
+            assertThat(error.detail()).contains("is malformed", "HOST/NAME");
+        }
+        assertThat(get.operation()).isEqualTo(Operation.GET);
+        assertThat(delete.operation()).isEqualTo(Operation.DELETE);
+        assertThat(fixture.connections.callCount()).isZero();
+    }
+
+    @Test
+    void anIdOfAHostThatIsNotConfiguredIsPermanent() {
+        ProviderException error = catchProviderException(() -> fixture.provider.delete("host-7/proxy-1",
+                KvmFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.detail()).contains("host 'host-7' of this provider ID is not configured", "add it back");
+        assertThat(fixture.connections.callCount()).isZero();
+    }
+
+    @Test
+    void callsGoToTheHostTheIdNames() {
+        fixture.provider.delete("host-2/proxy-1", KvmFixture.deadline());
+
+        assertThat(fixture.connections.endpoints()).singleElement().satisfies(endpoint -> {
+            assertThat(endpoint.name()).isEqualTo("host-2");
+            assertThat(endpoint.port()).isEqualTo(2222);
+            assertThat(endpoint.user()).isEqualTo("root");
+            assertThat(endpoint.socket()).isEqualTo("/var/run/libvirt/libvirt-sock");
+        });
+    }
+
+    private ProviderException rejectedCreate(Placement placement) {
+        ProviderException error = catchProviderException(() -> fixture.provider.create(
+                KvmFixture.request("proxy-1", placement), KvmFixture.deadline()));
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.operation()).isEqualTo(Operation.CREATE);
+        assertThat(error.instanceId()).isEqualTo("proxy-1");
+        assertThat(fixture.connections.callCount()).as("host calls").isZero();
+        assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isZero();
+        return error;
+    }
+}
