@@ -1,36 +1,35 @@
 package dev.egressproxies.kvm;
 
-import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.spi.ProviderContext;
-import dev.egressproxies.kvm.common.host.HostCall;
-import dev.egressproxies.kvm.common.host.HostCallException;
+import dev.egressproxies.kvm.common.host.CachingHostConnections;
 import dev.egressproxies.kvm.common.host.HostConnections;
-import dev.egressproxies.kvm.common.host.HostEndpoint;
 import dev.egressproxies.kvm.common.ssh.HostKeyPolicy;
+import dev.egressproxies.kvm.common.ssh.SshHostDialer;
 import dev.egressproxies.kvm.common.ssh.SshTunnelSettings;
 import dev.egressproxies.kvm.config.KvmConfig;
 import dev.egressproxies.kvm.config.KvmHost;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * The production wiring of a {@code kvm} entry's host connections: per host, kvm-common's SSH
  * tunnel ({@link #tunnelSettings}: key from {@code sshKeyFile}, host keys from
  * {@code knownHostsFile} unless {@code insecureIgnoreHostKey}, {@code handshakeTimeout},
  * {@code keepaliveInterval}) forwarding the host's libvirt socket, libvirt-java connected to the
- * forwarded socket, and kvm-common's caching connection pool around both.
- *
- * <p><b>PLACEHOLDER until kvm-common's connection pool and libvirt-java adapter are merged.</b>
- * The tunnel settings are real; the pool is not there yet, so every host call fails with a
- * {@link HostCallException} of reason {@link HostCallException.Reason#MISCONFIGURED}, which the
- * provider reports as a PERMANENT error (and {@code egressctl check} as a failed check) saying
- * that this build cannot reach hypervisors. Building the provider still succeeds, so
- * configurations load and can be checked. {@link #open} is the only method to change when the
- * pool lands.
+ * forwarded socket, and kvm-common's caching connection pool around both. Nothing is dialled
+ * here: the first call to a host dials it.
  */
 final class ProductionHostConnections implements HostConnectionsFactory {
 
     @Override
     public HostConnections open(String entryName, KvmConfig config, ProviderContext context) {
-        return new Unwired(entryName);
+        Map<String, KvmHost> hosts = config.hosts().stream()
+                .collect(Collectors.toUnmodifiableMap(KvmHost::name, Function.identity()));
+        SshHostDialer dialer = new SshHostDialer(endpoint -> tunnelSettings(config, hosts.get(endpoint.name())));
+        // The whole dial (SSH handshake, then libvirt's own handshake) gets the handshake budget
+        // twice over; each caller still waits no longer than its own deadline.
+        return new CachingHostConnections(dialer, config.handshakeTimeout().multipliedBy(2));
     }
 
     /**
@@ -45,26 +44,5 @@ final class ProductionHostConnections implements HostConnectionsFactory {
                         host.socket())
                 .withHandshakeTimeout(config.handshakeTimeout())
                 .withKeepalive(config.keepaliveInterval(), SshTunnelSettings.DEFAULT_KEEPALIVE_MAX_MISSED);
-    }
-
-    /** Connections that refuse every call, saying why. */
-    private static final class Unwired implements HostConnections {
-        private final String entryName;
-
-        Unwired(String entryName) {
-            this.entryName = entryName;
-        }
-
-        @Override
-        public <T> T call(HostEndpoint host, Deadline deadline, HostCall<T> work) {
-            throw new HostCallException(HostCallException.Reason.MISCONFIGURED, host.name(), "this build of"
-                    + " provider-kvm has no libvirt connection pool wired in yet, so provider entry '" + entryName
-                    + "' cannot reach host " + host.user() + "@" + host.address() + ":" + host.port()
-                    + "; use a build that includes kvm-common's connection pool and libvirt adapter", null);
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }

@@ -72,14 +72,16 @@ class KvmProviderFactoryTest {
     }
 
     @Test
-    void untilTheTransportIsWiredInTheProductionProviderSaysSoOnEveryCall() {
+    void theProductionProviderDialsOverSshAndAMissingKeyIsTransient() {
+        // The fixture's key file does not exist: the dial stops there, before any network I/O,
+        // and the error heals once the key appears, so it is TRANSIENT and names the file.
         try (KvmFixture fixture = KvmFixture.oneHost();
              KvmProvider provider = new KvmProviderFactory().create("kvm-b", fixture.config, fixture.context)) {
             ProviderException error = catchProviderException(() -> provider.get("host-1/proxy-1", KvmFixture.deadline()));
             List<PreflightCheck> checks = provider.preflight(KvmFixture.deadline());
 
-            assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
-            assertThat(error.detail()).contains("no libvirt connection pool wired in yet");
+            assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+            assertThat(error.getMessage()).contains("/nonexistent/id_ed25519");
             assertThat(checks.get(0).passed()).isFalse();
         }
     }

@@ -1,0 +1,80 @@
+package dev.egressproxies.kvm.common.ssh;
+
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.kvm.common.host.HostCallException;
+import dev.egressproxies.kvm.common.host.HostDialer;
+import dev.egressproxies.kvm.common.host.HostEndpoint;
+import dev.egressproxies.kvm.common.host.HostLink;
+import dev.egressproxies.kvm.common.host.LibvirtHostLink;
+import dev.egressproxies.kvm.common.host.LibvirtTransport;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.Function;
+
+/**
+ * The production {@link HostDialer}: an SSH tunnel to the host forwarding its libvirt socket, and
+ * libvirt-java connected through it. Key and known_hosts files are read at every dial, so a key
+ * that appears later heals the next call.
+ */
+public final class SshHostDialer implements HostDialer {
+    private final Function<HostEndpoint, SshTunnelSettings> settings;
+
+    /**
+     * Creates a dialer.
+     *
+     * @param settings the tunnel settings of each host (key, host-key policy, timeouts)
+     */
+    public SshHostDialer(Function<HostEndpoint, SshTunnelSettings> settings) {
+        this.settings = settings;
+    }
+
+    @Override
+    public HostLink dial(HostEndpoint host, Deadline deadline) {
+        SshTunnelSettings configured = settings.apply(host);
+        // The handshake may not outlast the caller: a half-open host must not pin the dial.
+        Duration handshake = deadline.isBounded() && deadline.remaining().compareTo(configured.handshakeTimeout()) < 0
+                ? deadline.remaining()
+                : configured.handshakeTimeout();
+        if (handshake.isZero()) {
+            throw new HostCallException(HostCallException.Reason.DEADLINE_EXCEEDED, host.name(),
+                    "deadline passed before the SSH connection to " + configured.destination() + " was opened", null);
+        }
+        SshTunnel tunnel;
+        try {
+            tunnel = SshTunnel.open(configured.withHandshakeTimeout(handshake));
+        } catch (SshTunnelException e) {
+            throw new HostCallException(reason(e), host.name(), e.getMessage(), e);
+        }
+        try {
+            return LibvirtHostLink.open(host, new TunnelTransport(tunnel), deadline);
+        } catch (RuntimeException e) {
+            tunnel.close();
+            throw e;
+        }
+    }
+
+    private static HostCallException.Reason reason(SshTunnelException failure) {
+        if (failure.reason() == SshTunnelException.Reason.INTERRUPTED) {
+            return HostCallException.Reason.INTERRUPTED;
+        }
+        return failure.isPermanent() ? HostCallException.Reason.MISCONFIGURED : HostCallException.Reason.UNREACHABLE;
+    }
+
+    /** An SSH tunnel seen as the transport a libvirt link runs over. */
+    private record TunnelTransport(SshTunnel tunnel) implements LibvirtTransport {
+        @Override
+        public Path socketPath() {
+            return tunnel.localSocketPath();
+        }
+
+        @Override
+        public boolean isOpen() {
+            return tunnel.isOpen();
+        }
+
+        @Override
+        public void close() {
+            tunnel.close();
+        }
+    }
+}
