@@ -5,7 +5,6 @@
 module dev.egressproxies.kvm {
     requires transitive dev.egressproxies.api;
     requires transitive dev.egressproxies.kvm.common;
-    requires java.xml;
     requires org.slf4j;
 
     exports dev.egressproxies.kvm;

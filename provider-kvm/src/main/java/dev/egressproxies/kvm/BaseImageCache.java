@@ -7,10 +7,9 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
 import dev.egressproxies.kvm.common.libvirt.StorageVolume;
 import dev.egressproxies.kvm.common.libvirt.UploadSourceException;
+import dev.egressproxies.kvm.common.xml.VolumeXml;
 import dev.egressproxies.kvm.config.KvmHost;
 import dev.egressproxies.kvm.config.KvmImage;
-import dev.egressproxies.kvm.xml.VolumeDefinition;
-import dev.egressproxies.kvm.xml.VolumeXmlRenderer;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,14 +36,12 @@ final class BaseImageCache {
 
     private final HostCaller hosts;
     private final ImageDownloader downloader;
-    private final VolumeXmlRenderer volumes;
     private final ProgressReporter progress;
     private final KeyedLocks locks = new KeyedLocks();
 
-    BaseImageCache(HostCaller hosts, ImageDownloader downloader, VolumeXmlRenderer volumes, ProgressReporter progress) {
+    BaseImageCache(HostCaller hosts, ImageDownloader downloader, ProgressReporter progress) {
         this.hosts = hosts;
         this.downloader = downloader;
-        this.volumes = volumes;
         this.progress = progress;
     }
 
@@ -109,8 +106,9 @@ final class BaseImageCache {
         StorageVolume base;
         try {
             // A raw volume of exactly the image's length: the upload writes the image file's bytes as
-            // they are, whatever its format, and the overlay names that format.
-            String xml = volumes.volumeXml(VolumeDefinition.rawFile(volume, response.length()));
+            // they are, whatever its format, and the overlay names that format. A volume created as
+            // qcow2 would start as a qcow2 header file whose bytes past a shorter image would stay.
+            String xml = VolumeXml.raw(volume, response.length());
             base = LibvirtSteps.step("creating base image volume " + volume, () -> libvirt.createVolume(pool, xml));
         } catch (LibvirtException exists) {
             if (exists.is(LibvirtErrorCode.STORAGE_VOLUME_EXISTS)) {
@@ -126,7 +124,7 @@ final class BaseImageCache {
                     () -> libvirt.refreshPool(pool));
             String marker = VolumeNames.baseComplete(imageKey, image.format());
             LibvirtSteps.step("creating completeness marker " + marker,
-                    () -> libvirt.createVolume(pool, volumes.volumeXml(VolumeDefinition.rawFile(marker, 1))));
+                    () -> libvirt.createVolume(pool, VolumeXml.raw(marker, 1)));
         } catch (RuntimeException failure) {
             discard(libvirt, base, failure);
             throw failure;

@@ -9,12 +9,13 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
 import dev.egressproxies.kvm.common.libvirt.StorageVolume;
+import dev.egressproxies.kvm.common.xml.DiskFormat;
+import dev.egressproxies.kvm.common.xml.DomainDefinition;
+import dev.egressproxies.kvm.common.xml.DomainXml;
+import dev.egressproxies.kvm.common.xml.InstanceMetadata;
+import dev.egressproxies.kvm.common.xml.VolumeXml;
 import dev.egressproxies.kvm.config.KvmHost;
-import dev.egressproxies.kvm.xml.DomainDefinition;
-import dev.egressproxies.kvm.xml.DomainXmlRenderer;
-import dev.egressproxies.kvm.xml.InstanceMetadata;
-import dev.egressproxies.kvm.xml.VolumeDefinition;
-import dev.egressproxies.kvm.xml.VolumeXmlRenderer;
+import dev.egressproxies.kvm.config.MachineType;
 import java.io.ByteArrayInputStream;
 import java.time.Clock;
 import java.util.Optional;
@@ -27,8 +28,11 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>The request and its placement are checked before any I/O; a bad one is PERMANENT and
  *       touches nothing.
- *   <li>A domain of that name that is already defined is only started if it is not running; its
- *       volumes are left as they are.
+ *   <li>A domain of that name that this platform created (it carries the platform's metadata) is
+ *       only started if it is not running; its volumes are left as they are. A domain of that
+ *       name that it did not create is PERMANENT and left alone: adopting it would hand the
+ *       caller a VM that listManaged never reports, and starting it would meddle with someone
+ *       else's VM.
  *   <li>Otherwise the image's base volume is made present and complete in the host's pool
  *       (downloaded on first use, see {@link BaseImageCache}), the overlay is created on it or,
  *       when a crashed create left one, reused (volume creation is atomic, so an overlay that
@@ -41,30 +45,25 @@ import org.slf4j.LoggerFactory;
  */
 final class InstanceCreator {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceCreator.class);
-    private static final long GIB = 1L << 30;
 
     private final String entry;
-    private final int diskSizeGb;
+    /** The size of each overlay in GiB, the unit of kvm-common's overlay volumes. */
+    private final int diskSizeGib;
     private final Placements placements;
     private final HostCaller hosts;
     private final BaseImageCache images;
     private final SeedImages seeds;
-    private final DomainXmlRenderer domains;
-    private final VolumeXmlRenderer volumes;
     private final Clock clock;
     private final KeyedLocks instanceLocks;
 
-    InstanceCreator(String entry, int diskSizeGb, Placements placements, HostCaller hosts, BaseImageCache images,
-                    SeedImages seeds, DomainXmlRenderer domains, VolumeXmlRenderer volumes, Clock clock,
-                    KeyedLocks instanceLocks) {
+    InstanceCreator(String entry, int diskSizeGib, Placements placements, HostCaller hosts, BaseImageCache images,
+                    SeedImages seeds, Clock clock, KeyedLocks instanceLocks) {
         this.entry = entry;
-        this.diskSizeGb = diskSizeGb;
+        this.diskSizeGib = diskSizeGib;
         this.placements = placements;
         this.hosts = hosts;
         this.images = images;
         this.seeds = seeds;
-        this.domains = domains;
-        this.volumes = volumes;
         this.clock = clock;
         this.instanceLocks = instanceLocks;
     }
@@ -100,6 +99,7 @@ final class InstanceCreator {
     private Survey survey(LibvirtHost libvirt, Placements.Resolved placement, String name, Call call) {
         Optional<Domain> existing = LibvirtSteps.step("looking up domain " + name, () -> libvirt.lookupDomain(name));
         if (existing.isPresent()) {
+            requireManaged(libvirt, placement.host(), existing.get(), call);
             LOG.debug("domain {} is already defined; making sure it runs", name);
             startUnlessActive(libvirt, existing.get());
             return new Survey(true, Optional.empty());
@@ -110,33 +110,48 @@ final class InstanceCreator {
                 BaseImageCache.completePath(libvirt, pool, placement.imageKey(), placement.image()));
     }
 
+    /**
+     * Refuses a domain that holds the name but carries no metadata of this platform, and one whose
+     * metadata cannot be read.
+     */
+    private static void requireManaged(LibvirtHost libvirt, KvmHost host, Domain domain, Call call) {
+        if (InstanceInspector.readableMetadataOf(libvirt, host, domain, call).isEmpty()) {
+            throw call.permanent("a domain named '" + domain.name() + "' exists on host '" + host.name()
+                    + "' that egress-proxies did not create: remove or rename it, or choose another name");
+        }
+    }
+
     private void build(LibvirtHost libvirt, Placements.Resolved placement, CreateRequest request, String basePath,
                        byte[] seed, Call call) {
         String name = request.name();
         StoragePool pool = Pools.require(libvirt, placement.host(), call);
-        StorageVolume overlay = ensureOverlay(libvirt, pool, name, basePath, placement.image().format(), call);
+        StorageVolume overlay = ensureOverlay(libvirt, pool, name, basePath, placement.image().diskFormat(), call);
         call.checkDeadline();
         StorageVolume seedVolume = replaceSeed(libvirt, pool, name, seed);
         call.checkDeadline();
-        KvmHost host = placement.host();
-        DomainDefinition definition = new DomainDefinition(name,
-                new InstanceMetadata(request.uid(), clock.instant()), host.domainType(),
-                placement.machineType().vcpus(), placement.machineType().memoryMiB(), host.cpuMode(),
-                host.uefiLoader(), host.uefiVarsTemplate(), overlay.path(), seedVolume.path(), host.bridge());
-        Domain domain = LibvirtSteps.step("defining domain " + name,
-                () -> libvirt.defineDomain(domains.domainXml(definition)));
+        String xml = DomainXml.of(definition(placement, request, overlay.path(), seedVolume.path()));
+        Domain domain = LibvirtSteps.step("defining domain " + name, () -> libvirt.defineDomain(xml));
         call.checkDeadline();
         start(libvirt, domain);
     }
 
+    /** The domain of the request on its host: the machine type's size, the host's platform and bridge. */
+    private DomainDefinition definition(Placements.Resolved placement, CreateRequest request, String overlayPath,
+                                        String seedPath) {
+        KvmHost host = placement.host();
+        MachineType machineType = placement.machineType();
+        return new DomainDefinition(request.name(), machineType.memoryMiB(), machineType.vcpus(), host.platform(),
+                host.uefi(), overlayPath, seedPath, host.bridge(), new InstanceMetadata(request.uid(), clock.instant()));
+    }
+
     /** Creates the overlay, or returns the one a crashed create left: creation is atomic, so it is complete. */
     private StorageVolume ensureOverlay(LibvirtHost libvirt, StoragePool pool, String name, String basePath,
-                                       String baseFormat, Call call) {
+                                       DiskFormat baseFormat, Call call) {
         String overlayName = VolumeNames.overlay(name);
-        VolumeDefinition overlay = VolumeDefinition.overlay(overlayName, diskSizeGb * GIB, basePath, baseFormat);
+        String xml = VolumeXml.overlay(overlayName, diskSizeGib, basePath, baseFormat);
         try {
             return LibvirtSteps.step("creating overlay volume " + overlayName,
-                    () -> libvirt.createVolume(pool, volumes.volumeXml(overlay)));
+                    () -> libvirt.createVolume(pool, xml));
         } catch (LibvirtException exists) {
             if (!exists.is(LibvirtErrorCode.STORAGE_VOLUME_EXISTS)) {
                 throw exists;
@@ -154,7 +169,7 @@ final class InstanceCreator {
         String seedName = VolumeNames.seed(name);
         Volumes.deleteIfPresent(libvirt, pool, seedName);
         StorageVolume volume = LibvirtSteps.step("creating seed volume " + seedName,
-                () -> libvirt.createVolume(pool, volumes.volumeXml(VolumeDefinition.rawFile(seedName, seed.length))));
+                () -> libvirt.createVolume(pool, VolumeXml.raw(seedName, seed.length)));
         LibvirtSteps.run("uploading seed volume " + seedName,
                 () -> libvirt.uploadVolume(volume, new ByteArrayInputStream(seed), seed.length));
         return volume;

@@ -7,8 +7,8 @@ import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
-import dev.egressproxies.kvm.xml.InstanceMetadata;
-import dev.egressproxies.kvm.xml.InstanceMetadataReader;
+import dev.egressproxies.kvm.common.xml.InstanceMetadata;
+import dev.egressproxies.kvm.config.KvmHost;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -30,7 +30,8 @@ final class InstanceInspector {
     static Optional<InstanceMetadata> metadataOf(LibvirtHost libvirt, Domain domain) {
         Optional<String> element;
         try {
-            element = libvirt.domainMetadata(domain, InstanceMetadata.NAMESPACE);
+            element = LibvirtSteps.step("reading the metadata of domain " + domain.name(),
+                    () -> libvirt.domainMetadata(domain, InstanceMetadata.NAMESPACE));
         } catch (LibvirtException failure) {
             // The adapter should answer "none" with an empty result; the code is accepted too.
             if (failure.is(LibvirtErrorCode.NO_DOMAIN_METADATA)) {
@@ -38,7 +39,24 @@ final class InstanceInspector {
             }
             throw failure;
         }
-        return element.map(InstanceMetadataReader::read);
+        return element.map(InstanceMetadata::parse);
+    }
+
+    /**
+     * Like {@link #metadataOf}, for a call about this one domain: an element that is there but
+     * cannot be read fails the call as PERMANENT, since only a person can repair it.
+     *
+     * @throws dev.egressproxies.api.ProviderException PERMANENT when the element cannot be read
+     * @throws LibvirtException                        when libvirt cannot say
+     */
+    static Optional<InstanceMetadata> readableMetadataOf(LibvirtHost libvirt, KvmHost host, Domain domain, Call call) {
+        try {
+            return metadataOf(libvirt, domain);
+        } catch (IllegalArgumentException unreadable) {
+            // The message says what is wrong and how to repair or remove the element.
+            throw call.permanent("domain '" + domain.name() + "' on host '" + host.name() + "': "
+                    + unreadable.getMessage());
+        }
     }
 
     /**

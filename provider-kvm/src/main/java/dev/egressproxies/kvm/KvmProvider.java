@@ -11,12 +11,9 @@ import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.api.spi.ProviderContext;
 import dev.egressproxies.kvm.common.host.HostConnections;
 import dev.egressproxies.kvm.common.libvirt.Domain;
+import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import dev.egressproxies.kvm.config.KvmConfig;
 import dev.egressproxies.kvm.config.KvmHost;
-import dev.egressproxies.kvm.xml.DomainXmlRenderer;
-import dev.egressproxies.kvm.xml.InstanceMetadata;
-import dev.egressproxies.kvm.xml.PlainXmlRenderer;
-import dev.egressproxies.kvm.xml.VolumeXmlRenderer;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -53,21 +50,15 @@ public final class KvmProvider implements Provider {
      * @param connections the connections to the entry's hosts; closed with the provider
      */
     public KvmProvider(String entry, KvmConfig config, ProviderContext context, HostConnections connections) {
-        this(entry, config, context, connections, PlainXmlRenderer.INSTANCE, PlainXmlRenderer.INSTANCE);
-    }
-
-    KvmProvider(String entry, KvmConfig config, ProviderContext context, HostConnections connections,
-                DomainXmlRenderer domainXml, VolumeXmlRenderer volumeXml) {
         this.entry = Objects.requireNonNull(entry, "entry");
         Objects.requireNonNull(config, "config");
         this.placements = new Placements(entry, config);
         this.hosts = new HostCaller(Objects.requireNonNull(connections, "connections"));
         ImageDownloader downloader = new ImageDownloader(context.httpClient(), entry);
-        BaseImageCache images = new BaseImageCache(hosts, downloader, volumeXml, context.progress());
+        BaseImageCache images = new BaseImageCache(hosts, downloader, context.progress());
         KeyedLocks instanceLocks = new KeyedLocks();
         this.creator = new InstanceCreator(entry, config.diskSizeGb(), placements, hosts, images,
-                new SeedImages(context.clock(), config.vendorData()), domainXml, volumeXml, context.clock(),
-                instanceLocks);
+                new SeedImages(context.clock(), config.vendorData()), context.clock(), instanceLocks);
         this.remover = new InstanceRemover(entry, placements, hosts, instanceLocks);
         this.lister = new ManagedInstanceLister(entry, config.hosts(), hosts);
         this.preflight = new PreflightChecks(entry, config, hosts, downloader);
@@ -78,8 +69,8 @@ public final class KvmProvider implements Provider {
      *
      * <p>Errors about the request or its placement carry the request's name as instance ID, later
      * ones the provider ID. The first create of an image on a host downloads the image into the
-     * host's pool, within this call's deadline. A domain of that name that already exists is only
-     * started, whoever defined it.
+     * host's pool, within this call's deadline. A domain of that name that this platform created
+     * is only started; one it did not create fails the call as PERMANENT and is left alone.
      */
     @Override
     public String create(CreateRequest request, Deadline deadline) {
@@ -97,14 +88,7 @@ public final class KvmProvider implements Provider {
                     .orElseThrow(() -> new ProviderException(ErrorKind.NOT_FOUND, Operation.GET, entry, id,
                             "no domain '" + parsed.name() + "' on host '" + host.name()
                                     + "': it was deleted or never created"));
-            Optional<InstanceMetadata> metadata;
-            try {
-                metadata = InstanceInspector.metadataOf(libvirt, domain);
-            } catch (IllegalArgumentException unreadable) {
-                throw call.permanent("domain '" + parsed.name() + "' on host '" + host.name() + "' has egress-proxies"
-                        + " metadata that cannot be read (" + unreadable.getMessage() + "): it was edited by hand;"
-                        + " restore it with 'virsh metadata', or delete the instance");
-            }
+            Optional<InstanceMetadata> metadata = InstanceInspector.readableMetadataOf(libvirt, host, domain, call);
             call.checkDeadline();
             return InstanceInspector.describe(libvirt, host.name(), domain, metadata);
         });

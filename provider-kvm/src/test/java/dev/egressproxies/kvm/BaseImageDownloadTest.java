@@ -289,7 +289,8 @@ class BaseImageDownloadTest {
         List<String> calls = host.callLog();
         int upload = calls.indexOf("uploadVolume");
         assertThat(calls.subList(upload, upload + 3)).containsExactly("uploadVolume", "refreshPool", "createVolume");
-        assertThat(host.volume(POOL, KvmFixture.BASE_MARKER).xml()).contains("<format type='raw'/>");
+        assertThat(host.volume(POOL, KvmFixture.BASE_MARKER).parsed().text("/volume/target/format/@type"))
+                .isEqualTo("raw");
     }
 
     @Test

@@ -14,14 +14,14 @@ import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.seed.NoCloudSeed;
+import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import dev.egressproxies.kvm.config.KvmHost;
-import dev.egressproxies.kvm.xml.InstanceMetadata;
-import dev.egressproxies.kvm.xml.InstanceMetadataReader;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The branches of create on a host: from nothing, on an existing domain, and from what a crash left. */
 class CreateTest {
@@ -44,13 +44,27 @@ class CreateTest {
         assertThat(domain.state).isEqualTo(DomainState.RUNNING);
         assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER, "proxy-1.qcow2",
                 "proxy-1.seed.iso");
-        assertThat(host.volume(POOL, "proxy-1.qcow2").capacity).isEqualTo(10L << 30);
-        assertThat(host.volume(POOL, "proxy-1.qcow2").xml()).contains("<format type='qcow2'/>",
-                "<path>/var/lib/libvirt/egress-test/debian-12.base.qcow2</path>");
-        assertThat(domain.xml()).contains("<domain type='qemu'>", "<memory unit='MiB'>512</memory>", "<vcpu>1</vcpu>",
-                "<source bridge='br-test'/>", "<source file='/var/lib/libvirt/egress-test/proxy-1.qcow2'/>",
-                "<source file='/var/lib/libvirt/egress-test/proxy-1.seed.iso'/>", "org.qemu.guest_agent.0");
-        assertThat(InstanceMetadataReader.read(domain.metadata))
+        assertThat(host.volume(POOL, "proxy-1.qcow2").capacity).as("diskSizeGb in GiB").isEqualTo(10L << 30);
+        ParsedXml overlay = host.volume(POOL, "proxy-1.qcow2").parsed();
+        assertThat(overlay.text("/volume/target/format/@type")).isEqualTo("qcow2");
+        assertThat(overlay.text("/volume/backingStore/path"))
+                .isEqualTo("/var/lib/libvirt/egress-test/debian-12.base.qcow2");
+        assertThat(overlay.text("/volume/backingStore/format/@type")).isEqualTo("qcow2");
+        ParsedXml xml = domain.parsed();
+        assertThat(xml.text("/domain/@type")).isEqualTo("qemu");
+        assertThat(xml.text("/domain/name")).isEqualTo("proxy-1");
+        assertThat(xml.text("/domain/memory")).isEqualTo("512");
+        assertThat(xml.text("/domain/memory/@unit")).isEqualTo("MiB");
+        assertThat(xml.text("/domain/vcpu")).isEqualTo("1");
+        assertThat(xml.text("/domain/devices/interface/source/@bridge")).isEqualTo("br-test");
+        assertThat(xml.text("/domain/devices/disk[@device='disk']/source/@file"))
+                .isEqualTo("/var/lib/libvirt/egress-test/proxy-1.qcow2");
+        assertThat(xml.text("/domain/devices/disk[@device='cdrom']/source/@file"))
+                .isEqualTo("/var/lib/libvirt/egress-test/proxy-1.seed.iso");
+        assertThat(xml.text("/domain/devices/channel/target/@name")).isEqualTo("org.qemu.guest_agent.0");
+        String metadata = host.domainMetadata(host.lookupDomain("proxy-1").orElseThrow(), InstanceMetadata.NAMESPACE)
+                .orElseThrow();
+        assertThat(InstanceMetadata.parse(metadata)).as("the metadata, as libvirt hands it back")
                 .isEqualTo(new InstanceMetadata("uid-proxy-1", TestProviderContext.NOW));
         assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).as("downloads of a cached image").isZero();
         assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
@@ -67,7 +81,7 @@ class CreateTest {
         FakeLibvirtHost.VolumeRecord seed = host.volume(POOL, "proxy-1.seed.iso");
         assertThat(seed.content).isEqualTo(expected);
         assertThat(seed.capacity).as("the seed volume is sized to the ISO").isEqualTo(expected.length);
-        assertThat(seed.xml()).contains("<format type='raw'/>");
+        assertThat(seed.parsed().text("/volume/target/format/@type")).isEqualTo("raw");
     }
 
     @Test
@@ -93,7 +107,8 @@ class CreateTest {
         fixture.create("proxy-2");
 
         assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isEqualTo(1);
-        assertThat(host.volume(POOL, "proxy-2.qcow2").xml()).contains("debian-12.base.qcow2");
+        assertThat(host.volume(POOL, "proxy-2.qcow2").parsed().text("/volume/backingStore/path"))
+                .endsWith("/debian-12.base.qcow2");
     }
 
     @Test
@@ -102,9 +117,14 @@ class CreateTest {
                 KvmFixture.deadline());
 
         assertThat(host.volumeNames(POOL)).contains("alpine-raw.base.raw");
-        assertThat(host.volume(POOL, "proxy-1.qcow2").xml()).contains("<format type='qcow2'/>",
-                "<path>/var/lib/libvirt/egress-test/alpine-raw.base.raw</path>", "<format type='raw'/>");
-        assertThat(host.domain("proxy-1").xml()).contains("<memory unit='MiB'>4096</memory>", "<vcpu>4</vcpu>");
+        ParsedXml overlay = host.volume(POOL, "proxy-1.qcow2").parsed();
+        assertThat(overlay.text("/volume/target/format/@type")).isEqualTo("qcow2");
+        assertThat(overlay.text("/volume/backingStore/path"))
+                .isEqualTo("/var/lib/libvirt/egress-test/alpine-raw.base.raw");
+        assertThat(overlay.text("/volume/backingStore/format/@type")).isEqualTo("raw");
+        ParsedXml domain = host.domain("proxy-1").parsed();
+        assertThat(domain.text("/domain/memory")).isEqualTo("4096");
+        assertThat(domain.text("/domain/vcpu")).isEqualTo("4");
     }
 
     @Test
@@ -117,7 +137,7 @@ class CreateTest {
         String id = fixture.create("proxy-1");
 
         assertThat(id).isEqualTo("host-1/proxy-1");
-        assertThat(host.callLog()).containsExactly("lookupDomain", "domainState");
+        assertThat(host.callLog()).containsExactly("lookupDomain", "domainMetadata", "domainState");
         assertThat(host.volume(POOL, "proxy-1.seed.iso").content).isSameAs(seedBefore);
     }
 
@@ -131,7 +151,7 @@ class CreateTest {
 
         fixture.create("proxy-1");
 
-        assertThat(host.callLog()).containsExactly("lookupDomain", "domainState", "startDomain");
+        assertThat(host.callLog()).containsExactly("lookupDomain", "domainMetadata", "domainState", "startDomain");
         assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
     }
 
@@ -186,14 +206,39 @@ class CreateTest {
         assertThat(host.volume(POOL, "proxy-1.seed.iso").content).isSameAs(seedBefore);
     }
 
-    @Test
-    void aDomainDefinedByHandIsStartedAsTheReferenceDoes() {
-        host.putDomain("proxy-1", DomainState.SHUTOFF, null);
+    @ParameterizedTest
+    @ValueSource(strings = {"", "<x:tag xmlns:x='https://example.org/other'>another tool's</x:tag>"})
+    void aDomainThisPlatformDidNotCreateIsPermanentAndLeftAlone(String metadata) {
+        host.putDomain("proxy-1", DomainState.SHUTOFF, metadata.isEmpty() ? null : metadata);
+        host.resetCalls();
 
-        fixture.create("proxy-1");
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
-        assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.operation()).isEqualTo(Operation.CREATE);
+        assertThat(error.instanceId()).isEqualTo("host-1/proxy-1");
+        assertThat(error.detail()).isEqualTo("a domain named 'proxy-1' exists on host 'host-1' that egress-proxies did"
+                + " not create: remove or rename it, or choose another name");
+        assertThat(host.callLog()).as("only looked at, never started").containsExactly("lookupDomain", "domainMetadata");
+        assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.SHUTOFF);
         assertThat(host.volumeNames(POOL)).as("nothing made for a domain that exists").isEmpty();
+        assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isZero();
+        assertThat(fixture.provider.listManaged(KvmFixture.deadline())).as("listManaged, which never reports it")
+                .isEmpty();
+    }
+
+    @Test
+    void aDomainWhoseMetadataCannotBeReadIsPermanentAndLeftAlone() {
+        host.putDomain("proxy-1", DomainState.SHUTOFF, "<ep:instance xmlns:ep='" + InstanceMetadata.NAMESPACE
+                + "'><ep:uid>u</ep:uid></ep:instance>");
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.detail()).startsWith("domain 'proxy-1' on host 'host-1': ")
+                .contains("it has no <created>", "virsh metadata");
+        assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.SHUTOFF);
+        assertThat(host.volumeNames(POOL)).isEmpty();
     }
 
     @Test
@@ -231,9 +276,12 @@ class CreateTest {
 
             uefi.create("proxy-1");
 
-            assertThat(uefi.host().domain("proxy-1").xml()).contains(
-                    "<loader readonly='yes' type='pflash'>/usr/share/OVMF/OVMF_CODE_4M.fd</loader>",
-                    "<nvram template='/usr/share/OVMF/OVMF_VARS_4M.fd'/>", "<cpu mode='host-model'/>");
+            ParsedXml xml = uefi.host().domain("proxy-1").parsed();
+            assertThat(xml.text("/domain/os/loader")).isEqualTo("/usr/share/OVMF/OVMF_CODE_4M.fd");
+            assertThat(xml.text("/domain/os/loader/@type")).isEqualTo("pflash");
+            assertThat(xml.text("/domain/os/loader/@readonly")).isEqualTo("yes");
+            assertThat(xml.text("/domain/os/nvram/@template")).isEqualTo("/usr/share/OVMF/OVMF_VARS_4M.fd");
+            assertThat(xml.text("/domain/cpu/@mode")).isEqualTo("host-model");
         }
     }
 
@@ -243,7 +291,8 @@ class CreateTest {
 
         fixture.create("proxy-1");
 
-        assertThat(host.domain("proxy-1").xml()).doesNotContain("<loader", "<nvram", "<cpu");
+        ParsedXml xml = host.domain("proxy-1").parsed();
+        assertThat(xml.count("/domain/os/loader | /domain/os/nvram | /domain/cpu")).isZero();
     }
 
     @Test
@@ -254,8 +303,10 @@ class CreateTest {
 
             named.create("proxy-1");
 
-            assertThat(named.host().domain("proxy-1").xml()).contains("<domain type='kvm'>", "<cpu mode='custom'",
-                    "Skylake-Client</model>");
+            ParsedXml xml = named.host().domain("proxy-1").parsed();
+            assertThat(xml.text("/domain/@type")).isEqualTo("kvm");
+            assertThat(xml.text("/domain/cpu/@mode")).isEqualTo("custom");
+            assertThat(xml.text("/domain/cpu/model")).isEqualTo("Skylake-Client");
         }
     }
 

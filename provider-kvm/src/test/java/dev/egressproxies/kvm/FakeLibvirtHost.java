@@ -48,6 +48,7 @@ final class FakeLibvirtHost implements LibvirtHost {
     static final class DomainRecord {
         final String name;
         String xml;
+        /** The content of its {@code <metadata>} as defined; handed back in libvirt's form ({@link LibvirtMetadata}). */
         String metadata;
         DomainState state = DomainState.SHUTOFF;
         final Map<AddressSource, List<InterfaceAddress>> addresses = new EnumMap<>(AddressSource.class);
@@ -59,9 +60,9 @@ final class FakeLibvirtHost implements LibvirtHost {
             this.name = name;
         }
 
-        /** The XML with double quotes turned into single ones, so assertions do not depend on the writer. */
-        String xml() {
-            return xml.replace('"', '\'');
+        /** The XML it was defined with, parsed for assertions. */
+        ParsedXml parsed() {
+            return ParsedXml.of(xml);
         }
     }
 
@@ -80,9 +81,9 @@ final class FakeLibvirtHost implements LibvirtHost {
             this.capacity = capacity;
         }
 
-        /** The XML with double quotes turned into single ones, so assertions do not depend on the writer. */
-        String xml() {
-            return xml.replace('"', '\'');
+        /** The XML it was created with, parsed for assertions. */
+        ParsedXml parsed() {
+            return ParsedXml.of(xml);
         }
     }
 
@@ -293,9 +294,7 @@ final class FakeLibvirtHost implements LibvirtHost {
         if (domain.metadataFailure != null) {
             throw domain.metadataFailure;
         }
-        return domain.metadata != null && domain.metadata.contains(namespaceUri)
-                ? Optional.of(domain.metadata)
-                : Optional.empty();
+        return domain.metadata == null ? Optional.empty() : LibvirtMetadata.elementIn(domain.metadata, namespaceUri);
     }
 
     @Override

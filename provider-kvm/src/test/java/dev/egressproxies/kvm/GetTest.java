@@ -180,7 +180,8 @@ class GetTest {
         ProviderException error = catchProviderException(() -> fixture.provider.get(id, KvmFixture.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
-        assertThat(error.detail()).contains("'yesterday' is not an ISO-8601 instant", "virsh metadata");
+        assertThat(error.detail()).startsWith("domain 'proxy-1' on host 'host-1': ")
+                .contains("'yesterday' is not an RFC 3339 timestamp", "virsh metadata");
     }
 
     private void addresses(AddressSource source, InterfaceAddress... addresses) {

@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.egressproxies.kvm.common.seed.NoCloudSeed;
+import dev.egressproxies.kvm.common.xml.CpuMode;
+import dev.egressproxies.kvm.common.xml.DiskFormat;
+import dev.egressproxies.kvm.common.xml.DomainType;
+import dev.egressproxies.kvm.common.xml.HostPlatform;
+import dev.egressproxies.kvm.common.xml.UefiFirmware;
 import dev.egressproxies.kvm.config.KvmConfig;
 import dev.egressproxies.kvm.config.KvmHost;
 import dev.egressproxies.kvm.config.KvmImage;
@@ -35,8 +40,9 @@ class KvmConfigTest {
         assertThat(config.handshakeTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.keepaliveInterval()).isEqualTo(Duration.ofSeconds(15));
         assertThat(config.images().get("debian-12").format()).isEqualTo("qcow2");
+        assertThat(config.images().get("debian-12").diskFormat()).isEqualTo(DiskFormat.QCOW2);
         assertThat(HOST).isEqualTo(new KvmHost("host-1", "10.0.0.5", 22, "root", "/var/run/libvirt/libvirt-sock",
-                "default", "br0", "kvm", "host-model", "bios", null, null));
+                "default", "br0", "kvm", null, "bios", null, null));
     }
 
     @Test
@@ -48,11 +54,24 @@ class KvmConfigTest {
 
     @Test
     void theCpuModeDefaultsToHostModelUnderKvmAndToQemusModelUnderEmulation() {
-        assertThat(KvmHost.of("h", "a", "br0").cpuMode()).isEqualTo("host-model");
-        assertThat(new KvmHost("h", "a", null, null, null, null, "br0", "qemu", null, null, null, null).cpuMode())
-                .isEqualTo("default");
+        assertThat(KvmHost.of("h", "a", "br0").platform().cpuMode()).isEqualTo(CpuMode.hostModel());
+        assertThat(new KvmHost("h", "a", null, null, null, null, "br0", "qemu", null, null, null, null).platform()
+                .cpuMode()).isEqualTo(CpuMode.hypervisorDefault());
         assertThat(new KvmHost("h", "a", null, null, null, null, "br0", "kvm", "Skylake-Client", null, null, null)
-                .cpuMode()).isEqualTo("Skylake-Client");
+                .platform().cpuMode()).isEqualTo(CpuMode.named("Skylake-Client"));
+        assertThat(new KvmHost("h", "a", null, null, null, null, "br0", "qemu", "host-passthrough", null, null, null)
+                .platform().cpuMode()).isEqualTo(CpuMode.hostPassthrough());
+    }
+
+    @Test
+    void theHostsPlatformCarriesItsDomainTypeAndFirmware() {
+        KvmHost uefi = new KvmHost("h", "a", null, null, null, null, "br0", "QEMU", null, "uefi", "/fw/code.fd",
+                "/fw/vars.fd");
+
+        assertThat(uefi.domainType()).as("the type, spelled as libvirt does").isEqualTo("qemu");
+        assertThat(uefi.platform()).isEqualTo(new HostPlatform(DomainType.QEMU, CpuMode.hypervisorDefault(),
+                new UefiFirmware("/fw/code.fd", "/fw/vars.fd")));
+        assertThat(KvmHost.of("h", "a", "br0").platform().domainType()).isEqualTo(DomainType.KVM);
     }
 
     @Test
@@ -108,7 +127,7 @@ class KvmConfigTest {
         assertRejected(() -> new KvmHost("h", "a", null, null, null, "/var/lib/libvirt/images", "br0", null, null, null,
                 null, null), "pool: '/var/lib/libvirt/images' contains '/'");
         assertRejected(() -> new KvmHost("h", "a", null, null, null, null, "br0", "xen", null, null, null, null),
-                "domainType: 'xen' is not supported; use one of kvm, qemu");
+                "domainType: domain type 'xen' is not one of 'kvm' or 'qemu'");
         assertRejected(() -> new KvmHost("h", "a", null, null, null, null, "br0", null, "host model", null, null, null),
                 "cpuMode: 'host model' contains spaces");
         assertRejected(() -> new KvmHost("h", "a", null, null, null, null, "br0", null, null, "efi", null, null),
@@ -133,7 +152,8 @@ class KvmConfigTest {
                 + " an http or https URL");
         assertRejected(() -> new KvmImage("https:///d.qcow2", null), "url: ");
         assertRejected(() -> new KvmImage(null, null), "url: required");
-        assertRejected(() -> new KvmImage("https://example.org/d.vmdk", "vmdk"), "format: 'vmdk' is not supported");
+        assertRejected(() -> new KvmImage("https://example.org/d.vmdk", "vmdk"),
+                "format: disk format 'vmdk' is not one of 'raw' or 'qcow2'");
     }
 
     @Test

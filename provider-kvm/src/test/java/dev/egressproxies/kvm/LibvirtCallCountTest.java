@@ -29,9 +29,9 @@ class LibvirtCallCountTest {
     void callsPerOperation() {
         measure("create, image not cached yet (downloads it)", () -> fixture.create("proxy-0"), 18, 4);
         measure("create, image cached", () -> fixture.create("proxy-1"), 11, 2);
-        measure("create, domain exists and runs", () -> fixture.create("proxy-1"), 2, 1);
+        measure("create, domain exists and runs", () -> fixture.create("proxy-1"), 3, 1);
         host.domain("proxy-1").state = DomainState.SHUTOFF;
-        measure("create, domain exists and is stopped", () -> fixture.create("proxy-1"), 3, 1);
+        measure("create, domain exists and is stopped", () -> fixture.create("proxy-1"), 4, 1);
         host.domain("proxy-1").addresses.put(AddressSource.ARP, List.of(new InterfaceAddress("vnet0", "10.0.0.5", true)));
         measure("get, running with an ARP address", () -> fixture.provider.get("host-1/proxy-1", KvmFixture.deadline()),
                 4, 1);

@@ -69,8 +69,9 @@ class ListManagedTest {
     }
 
     @Test
-    void aDomainWithCorruptMetadataIsSkipped() {
-        first.domain("proxy-a").metadata = "<ep:instance xmlns:ep='https://egressproxies.dev/xmlns/instance/1'>";
+    void aDomainWithIncompleteMetadataIsSkipped() {
+        first.domain("proxy-a").metadata = "<ep:instance xmlns:ep='https://egressproxies.dev/xmlns/instance/1'>"
+                + "<ep:uid>uid-proxy-a</ep:uid></ep:instance>";
 
         assertThat(ids(fixture.provider.listManaged(KvmFixture.deadline()))).containsExactly("host-1/proxy-b",
                 "host-2/proxy-c");

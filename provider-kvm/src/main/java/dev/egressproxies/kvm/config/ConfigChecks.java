@@ -1,5 +1,6 @@
 package dev.egressproxies.kvm.config;
 
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -49,6 +50,19 @@ final class ConfigChecks {
         }
         throw new IllegalArgumentException(component + ": '" + value + "' is not supported; use one of "
                 + String.join(", ", allowed));
+    }
+
+    /**
+     * Returns what {@code parser} makes of the present {@code value}: the parsers of kvm-common's
+     * XML types say which values they accept, so the configuration keeps no second list; a refusal
+     * is prefixed with the component's name.
+     */
+    static <T> T parse(String component, String value, Function<String, T> parser) {
+        try {
+            return parser.apply(value);
+        } catch (IllegalArgumentException refused) {
+            throw new IllegalArgumentException(component + ": " + refused.getMessage(), refused);
+        }
     }
 
     /** Returns {@code name} when it matches {@link #NAME}. */

@@ -1,6 +1,10 @@
 package dev.egressproxies.kvm.config;
 
 import dev.egressproxies.kvm.common.host.HostEndpoint;
+import dev.egressproxies.kvm.common.xml.CpuMode;
+import dev.egressproxies.kvm.common.xml.DomainType;
+import dev.egressproxies.kvm.common.xml.HostPlatform;
+import dev.egressproxies.kvm.common.xml.UefiFirmware;
 
 /**
  * One hypervisor of a {@code kvm} provider entry: how to reach it (SSH, then libvirt's unix socket),
@@ -17,8 +21,8 @@ import dev.egressproxies.kvm.common.host.HostEndpoint;
  *     pool: default                    # default "default"; a running storage pool
  *     bridge: br0                      # the Linux bridge the VMs' network interface joins
  *     domainType: kvm                  # kvm (default) or qemu (emulation, for nested or UEFI tests)
- *     cpuMode: host-model              # host-model (default with kvm), host-passthrough, default
- *                                      # (QEMU's own model; default with qemu) or a QEMU CPU model name
+ *     cpuMode: host-model              # host-model, host-passthrough, default (QEMU's own model) or a
+ *                                      # QEMU CPU model name; unset: host-model with kvm, default with qemu
  *     firmware: bios                   # bios (default) or uefi
  *     uefiLoader: /usr/share/OVMF/OVMF_CODE_4M.fd       # uefi only; this is the default
  *     uefiVarsTemplate: /usr/share/OVMF/OVMF_VARS_4M.fd # uefi only; this is the default
@@ -35,10 +39,10 @@ import dev.egressproxies.kvm.common.host.HostEndpoint;
  * @param domainType       the libvirt domain type, {@code kvm} or {@code qemu}
  * @param cpuMode          the CPU the guests see: {@code host-model}, {@code host-passthrough},
  *                         {@code default} (QEMU's default model) or the name of a QEMU CPU model
- *                         such as {@code Skylake-Client}; {@code host-model} under kvm and
- *                         {@code default} under qemu unless configured, because
- *                         {@code host-passthrough} fails on nested hosts and emulation is best
- *                         left to QEMU's model
+ *                         such as {@code Skylake-Client}; {@code null} when not configured, which
+ *                         means the domain type's default ({@link CpuMode#defaultFor}):
+ *                         {@code host-model} under kvm, because {@code host-passthrough} fails on
+ *                         nested hosts, and QEMU's default model under emulation
  * @param firmware         {@code bios} or {@code uefi}
  * @param uefiLoader       the UEFI firmware code on the host; {@code null} unless firmware is uefi
  * @param uefiVarsTemplate the UEFI variables template on the host, copied per VM; {@code null}
@@ -71,9 +75,9 @@ public record KvmHost(String name, String address, Integer port, String user, St
     /** UEFI boot with a loader and a per-VM copy of a variables template. */
     public static final String FIRMWARE_UEFI = "uefi";
     /** The non-secure-boot OVMF build of Debian and Ubuntu; secure-boot builds need SMM. */
-    public static final String DEFAULT_UEFI_LOADER = "/usr/share/OVMF/OVMF_CODE_4M.fd";
+    public static final String DEFAULT_UEFI_LOADER = UefiFirmware.DEFAULT_LOADER;
     /** The variables template that goes with {@link #DEFAULT_UEFI_LOADER}. */
-    public static final String DEFAULT_UEFI_VARS_TEMPLATE = "/usr/share/OVMF/OVMF_VARS_4M.fd";
+    public static final String DEFAULT_UEFI_VARS_TEMPLATE = UefiFirmware.DEFAULT_NVRAM_TEMPLATE;
 
     /** Applies defaults and rejects values that cannot work, naming the setting to fix. */
     public KvmHost {
@@ -89,11 +93,11 @@ public record KvmHost(String name, String address, Integer port, String user, St
         bridge = requireBridge(bridge);
         domainType = domainType == null
                 ? DOMAIN_TYPE_KVM
-                : ConfigChecks.requireOneOf("domainType", domainType, DOMAIN_TYPE_KVM, DOMAIN_TYPE_QEMU);
-        cpuMode = cpuMode == null
-                ? (DOMAIN_TYPE_KVM.equals(domainType) ? CPU_HOST_MODEL : CPU_DEFAULT)
-                : ConfigChecks.requireWord("cpuMode", cpuMode, "host-model, host-passthrough, default or a QEMU CPU"
-                + " model name such as Skylake-Client");
+                : ConfigChecks.parse("domainType", domainType, DomainType::parse).xmlName();
+        if (cpuMode != null) {
+            ConfigChecks.requireWord("cpuMode", cpuMode, "host-model, host-passthrough, default or a QEMU CPU model"
+                    + " name such as Skylake-Client");
+        }
         firmware = firmware == null
                 ? FIRMWARE_BIOS
                 : ConfigChecks.requireOneOf("firmware", firmware, FIRMWARE_BIOS, FIRMWARE_UEFI);
@@ -113,6 +117,19 @@ public record KvmHost(String name, String address, Integer port, String user, St
     /** Whether VMs on this host boot with UEFI firmware. */
     public boolean uefi() {
         return FIRMWARE_UEFI.equals(firmware);
+    }
+
+    /**
+     * How this host runs guests, as kvm-common's domain XML takes it: the domain type, the
+     * configured CPU mode or the type's default, and the UEFI firmware paths.
+     */
+    public HostPlatform platform() {
+        DomainType type = DomainType.parse(domainType);
+        CpuMode cpu = cpuMode == null ? CpuMode.defaultFor(type) : CpuMode.parse(cpuMode);
+        // A BIOS host has no firmware paths; the defaults stand in and go into no domain, because
+        // only domains defined with UEFI get a loader.
+        UefiFirmware firmware = uefi() ? new UefiFirmware(uefiLoader, uefiVarsTemplate) : UefiFirmware.defaults();
+        return new HostPlatform(type, cpu, firmware);
     }
 
     /** How kvm-common reaches this host. */

@@ -1,5 +1,6 @@
 package dev.egressproxies.kvm.config;
 
+import dev.egressproxies.kvm.common.xml.DiskFormat;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Locale;
@@ -25,7 +26,12 @@ public record KvmImage(String url, String format) {
     /** Applies the default format and rejects URLs that cannot be downloaded. */
     public KvmImage {
         uri(url);
-        format = format == null ? FORMAT_QCOW2 : ConfigChecks.requireOneOf("format", format, FORMAT_QCOW2, FORMAT_RAW);
+        format = format == null ? FORMAT_QCOW2 : ConfigChecks.parse("format", format, DiskFormat::parse).xmlName();
+    }
+
+    /** The image's disk format, as kvm-common's volume XML takes it. */
+    public DiskFormat diskFormat() {
+        return DiskFormat.parse(format);
     }
 
     /** The URL as a URI. */
