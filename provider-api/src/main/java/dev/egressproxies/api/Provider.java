@@ -27,7 +27,7 @@ public interface Provider extends AutoCloseable {
      * Makes the named instance exist and run, and returns its provider ID.
      *
      * <p>Idempotent: the same name never yields a second instance. An existing stopped instance is
-     * only started; what an interrupted create left behind is reused when it is known to be
+     * only started; a name held by an instance this platform did not create is PERMANENT; what an interrupted create left behind is reused when it is known to be
      * complete and rebuilt when it may be truncated. Implementations call
      * {@link CreateRequest#validate(String)} first and check the placement against their
      * configuration before any I/O, so a bad request is {@link ErrorKind#PERMANENT} and creates
@@ -50,8 +50,11 @@ public interface Provider extends AutoCloseable {
      * Deletes the instance with this provider ID and everything made for it.
      *
      * <p>Idempotent at every step: deleting what is already gone, in whole or in part, succeeds.
+     * An instance this platform did not create is never deleted: that is PERMANENT and changes
+     * nothing, so an ID typed by hand cannot destroy someone else's VM.
      *
-     * @throws ProviderException PERMANENT when the ID is malformed, TRANSIENT when a step failed
+     * @throws ProviderException PERMANENT when the ID is malformed or names an instance this
+     *                           platform did not create, TRANSIENT when a step failed
      */
     void delete(String id, Deadline deadline);
 

@@ -98,7 +98,15 @@ public final class FakeProvider implements Provider {
         deadline.check(Operation.DELETE, entry, id);
         ProviderIds.requireWellFormed(id, Operation.DELETE, entry);
         faults.next(Operation.DELETE).perform(Operation.DELETE, entry, id, deadline);
-        store.update(new StoreCall(Operation.DELETE, id, deadline), instances -> instances.remove(id));
+        store.update(new StoreCall(Operation.DELETE, id, deadline), instances -> {
+            StoredInstance existing = instances.get(id);
+            if (existing != null && !existing.managed()) {
+                // Someone else's instance is never deleted through an ID that merely names it.
+                throw new ProviderException(ErrorKind.PERMANENT, Operation.DELETE, entry, id,
+                        "this instance was not created by egress-proxies, so it is not deleted");
+            }
+            return instances.remove(id);
+        });
     }
 
     @Override

@@ -5,8 +5,10 @@ import static dev.egressproxies.fake.TestProviders.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.InstanceState;
+import dev.egressproxies.api.ProviderException;
 import org.junit.jupiter.api.Test;
 
 class UnmanagedInstanceTest {
@@ -45,12 +47,17 @@ class UnmanagedInstanceTest {
     }
 
     @Test
-    void deleteRemovesAnUnmanagedInstance() {
+    void deleteRefusesAnUnmanagedInstanceAndKeepsIt() {
         String id = provider.addUnmanaged("zone-a", "by-hand");
 
-        provider.delete(id, deadline());
+        assertThatThrownBy(() -> provider.delete(id, deadline()))
+                .isInstanceOfSatisfying(ProviderException.class, error -> {
+                    assertThat(error.kind())
+                            .isEqualTo(ErrorKind.PERMANENT);
+                    assertThat(error.detail()).contains("not created by egress-proxies");
+                });
 
-        assertThatThrownBy(() -> provider.get(id, deadline())).hasMessageContaining("never created");
+        assertThat(provider.get(id, deadline()).name()).isEqualTo("by-hand");
     }
 
     @Test

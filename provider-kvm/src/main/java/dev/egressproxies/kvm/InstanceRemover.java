@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * defining the domain left is cleaned up too. A missing pool means there is nothing left to
  * remove: refusing to finish over a pool that no longer exists would keep the instance's owner
  * from ever letting go of it. The undefine removes managed-save, snapshot metadata and NVRAM too
- * (the adapter's flags), so leftover state never blocks it.
+ * (the adapter's flags), so leftover state never blocks it. A domain that egress-proxies did not
+ * create is refused, PERMANENT, and left alone with its volumes.
  */
 final class InstanceRemover {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceRemover.class);
@@ -42,20 +43,25 @@ final class InstanceRemover {
         KvmHost host = placements.hostOf(parsed, Operation.DELETE);
         Call call = new Call(entry, Operation.DELETE, id, deadline);
         instanceLocks.withLock(id, call, "another create or delete of " + id, () -> hosts.call(host, call, libvirt -> {
-            removeDomain(libvirt, parsed.name());
+            removeDomain(libvirt, host, parsed.name(), call);
             call.checkDeadline();
             removeVolumes(libvirt, host, parsed.name());
             return null;
         }));
     }
 
-    private static void removeDomain(LibvirtHost libvirt, String name) {
+    private static void removeDomain(LibvirtHost libvirt, KvmHost host, String name, Call call) {
         Optional<Domain> found = LibvirtSteps.step("looking up domain " + name, () -> libvirt.lookupDomain(name));
         if (found.isEmpty()) {
             LOG.debug("domain {} is already gone", name);
             return;
         }
         Domain domain = found.get();
+        // Someone else's VM is never destroyed through an ID that merely names it.
+        if (InstanceInspector.readableMetadataOf(libvirt, host, domain, call).isEmpty()) {
+            throw call.permanent("domain '" + name + "' on host '" + host.name() + "' was not created by"
+                    + " egress-proxies, so it is not deleted: remove it with virsh if it should go");
+        }
         try {
             LibvirtSteps.run("destroying domain " + name, () -> libvirt.destroyDomain(domain));
         } catch (LibvirtException notRunning) {

@@ -39,7 +39,8 @@ class DeleteTest {
 
         assertThat(host.domainNames()).isEmpty();
         assertThat(host.volumeNames(POOL)).as("the base image stays for other instances").containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER);
-        assertThat(host.callLog()).containsExactly("lookupDomain", "destroyDomain", "undefineDomain", "lookupPool",
+        assertThat(host.callLog()).containsExactly("lookupDomain", "domainMetadata", "destroyDomain", "undefineDomain",
+                "lookupPool",
                 "lookupVolume", "deleteVolume", "lookupVolume", "deleteVolume");
     }
 
@@ -71,6 +72,21 @@ class DeleteTest {
 
         assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER, "proxy-1.qcow2",
                 "proxy-1.seed.iso");
+    }
+
+    @Test
+    void aDomainEgressProxiesDidNotCreateIsRefusedAndKeptWithItsVolumes() {
+        host.putDomain("by-hand", DomainState.RUNNING, null);
+        host.putVolume(POOL, "by-hand.qcow2", new byte[10]);
+
+        ProviderException error = catchProviderException(
+                () -> fixture.provider.delete("host-1/by-hand", KvmFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.operation()).isEqualTo(Operation.DELETE);
+        assertThat(error.detail()).contains("was not created by egress-proxies");
+        assertThat(host.domainNames()).contains("by-hand");
+        assertThat(host.volumeNames(POOL)).contains("by-hand.qcow2");
     }
 
     @Test

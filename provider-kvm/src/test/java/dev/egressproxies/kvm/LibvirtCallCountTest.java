@@ -41,7 +41,7 @@ class LibvirtCallCountTest {
         host.domain("proxy-1").state = DomainState.SHUTOFF;
         measure("get, stopped", () -> fixture.provider.get("host-1/proxy-1", KvmFixture.deadline()), 3, 1);
         measure("delete, stopped domain with overlay and seed", () -> fixture.provider.delete("host-1/proxy-1",
-                KvmFixture.deadline()), 8, 1);
+                KvmFixture.deadline()), 9, 1);
 
         fixture.provider.delete("host-1/proxy-0", KvmFixture.deadline());
         for (int index = 0; index < LISTED_DOMAINS; index++) {
