@@ -27,7 +27,7 @@ import picocli.CommandLine.ParentCommand;
  * {@code egressctl apply -f FILE [--dry-run]}: converges the entries a desired-set file names on
  * that set. Prints the plan, then carries it out; a second run plans nothing.
  */
-@Command(name = "apply", description = "Converges the entries a desired-set file names on that set.")
+@Command(name = "apply", mixinStandardHelpOptions = true, description = "Converges the entries a desired-set file names on that set.")
 final class ApplyCommand implements Callable<Integer> {
     @ParentCommand
     RootCommand root;

@@ -18,7 +18,7 @@ import picocli.CommandLine.ParentCommand;
  * {@code egressctl check [ENTRY]}: validates the config (every entry must build) and runs each
  * entry's preflight checks.
  */
-@Command(name = "check", description = "Validates the config and runs each entry's preflight checks.")
+@Command(name = "check", mixinStandardHelpOptions = true, description = "Validates the config and runs each entry's preflight checks.")
 final class CheckCommand implements Callable<Integer> {
     @ParentCommand
     RootCommand root;

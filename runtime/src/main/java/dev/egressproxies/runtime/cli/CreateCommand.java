@@ -23,7 +23,7 @@ import picocli.CommandLine.ParentCommand;
  * {@code egressctl create NAME ...}: makes one proxy exist and run, and prints its ID. Running it
  * again with the same name prints the same ID and creates nothing.
  */
-@Command(name = "create", description = "Creates (or starts) a proxy and prints its ID.", sortOptions = false)
+@Command(name = "create", mixinStandardHelpOptions = true, description = "Creates (or starts) a proxy and prints its ID.", sortOptions = false)
 final class CreateCommand implements Callable<Integer> {
     @ParentCommand
     RootCommand root;

@@ -9,7 +9,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code egressctl delete ID}: deletes one proxy; deleting one that is gone succeeds. */
-@Command(name = "delete", description = "Deletes a proxy and everything made for it; succeeds if already gone.")
+@Command(name = "delete", mixinStandardHelpOptions = true, description = "Deletes a proxy and everything made for it; succeeds if already gone.")
 final class DeleteCommand implements Callable<Integer> {
     @ParentCommand
     RootCommand root;

@@ -36,7 +36,9 @@ public final class Egressctl {
                 .setErr(new java.io.PrintWriter(surroundings.err(), true))
                 .setExecutionExceptionHandler((exception, line, parsed) -> handle(exception))
                 .setParameterExceptionHandler((exception, arguments1) -> usageError(exception));
-        commandLine.getCommandSpec().versionProvider(new VersionProvider(root));
+        VersionProvider version = new VersionProvider(root);
+        commandLine.getCommandSpec().versionProvider(version);
+        commandLine.getSubcommands().values().forEach(sub -> sub.getCommandSpec().versionProvider(version));
         commandLine.getCommandSpec().exitCodeOnUsageHelp(ExitCode.OK);
         try {
             return commandLine.execute(arguments);

@@ -11,7 +11,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code egressctl get ID}: shows one proxy. */
-@Command(name = "get", description = "Shows one proxy by the ID that create or list printed.")
+@Command(name = "get", mixinStandardHelpOptions = true, description = "Shows one proxy by the ID that create or list printed.")
 final class GetCommand implements Callable<Integer> {
     @ParentCommand
     RootCommand root;

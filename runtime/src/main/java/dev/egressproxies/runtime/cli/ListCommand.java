@@ -15,7 +15,7 @@ import picocli.CommandLine.ParentCommand;
  * {@code egressctl list [--provider ENTRY]}: every managed proxy of every entry (or of one). An
  * entry that cannot be read fails the command: a partial list would look like missing proxies.
  */
-@Command(name = "list", description = "Lists the managed proxies of every entry, or of one.")
+@Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the managed proxies of every entry, or of one.")
 final class ListCommand implements Callable<Integer> {
     @ParentCommand
     RootCommand root;

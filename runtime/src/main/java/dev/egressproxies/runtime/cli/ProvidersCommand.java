@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code egressctl providers}: the configured entries and the plugins found. */
-@Command(name = "providers", description = "Lists the configured provider entries and the plugins found.")
+@Command(name = "providers", mixinStandardHelpOptions = true, description = "Lists the configured provider entries and the plugins found.")
 final class ProvidersCommand implements Callable<Integer> {
     @ParentCommand
     RootCommand root;

@@ -114,6 +114,15 @@ class EgressctlTest {
     }
 
     @Test
+    void everySubcommandHasHelp() {
+        for (String command : new String[] {"providers", "check", "create", "get", "delete", "list", "apply"}) {
+            CommandLineHarness.Result help = egressctl.run(command, "--help");
+            assertThat(help.exitCode()).as(help.toString()).isZero();
+            assertThat(help.out()).as(help.toString()).startsWith("Usage: egressctl " + command);
+        }
+    }
+
+    @Test
     void aBadConfigExitsTwoNamingFileFieldAndEntry() throws IOException {
         Path bad = Files.writeString(temp.resolve("bad.yaml"), """
                 providers:
