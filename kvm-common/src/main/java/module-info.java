@@ -1,8 +1,10 @@
 /**
  * What the KVM backends share: the SSH tunnel that forwards a hypervisor's libvirt socket, the
  * libvirt adapter (libvirt-java over JNA) and the pool of host connections, the local unix-socket
- * dialer, the domain and volume XML, and the NoCloud seed ISO that hands cloud-init its
- * configuration, written in-process by a small ECMA-119 plus Joliet writer.
+ * dialer, the domain and volume XML, the NoCloud seed ISO that hands cloud-init its configuration
+ * (written in-process by a small ECMA-119 plus Joliet writer), the host settings both backends'
+ * configurations hold, and the instance engine (create, get, delete, listManaged) a backend plugs
+ * its base-image strategy into.
  */
 module dev.egressproxies.kvm.common {
     requires transitive dev.egressproxies.api;
@@ -21,4 +23,11 @@ module dev.egressproxies.kvm.common {
     exports dev.egressproxies.kvm.common.ssh;
     exports dev.egressproxies.kvm.common.local;
     exports dev.egressproxies.kvm.common.xml;
+    exports dev.egressproxies.kvm.common.config;
+    exports dev.egressproxies.kvm.common.instance;
+
+    // The backends' configurations hold HostSettings and MachineSize, which the platform binds
+    // reflectively (Jackson); plugins must not name the binding library, so the package is opened
+    // to everyone.
+    opens dev.egressproxies.kvm.common.config;
 }

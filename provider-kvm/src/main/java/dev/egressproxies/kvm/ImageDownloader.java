@@ -2,6 +2,7 @@ package dev.egressproxies.kvm;
 
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.instance.Call;
 import dev.egressproxies.kvm.config.KvmImage;
 import java.io.IOException;
 import java.io.InputStream;

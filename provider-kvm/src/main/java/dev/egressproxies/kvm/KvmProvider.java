@@ -2,21 +2,22 @@ package dev.egressproxies.kvm;
 
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Deadline;
-import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Instance;
-import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.Provider;
-import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.api.spi.ProviderContext;
+import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.host.HostConnections;
-import dev.egressproxies.kvm.common.libvirt.Domain;
+import dev.egressproxies.kvm.common.instance.EntrySettings;
+import dev.egressproxies.kvm.common.instance.HostCaller;
+import dev.egressproxies.kvm.common.instance.InstanceEngine;
 import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import dev.egressproxies.kvm.config.KvmConfig;
 import dev.egressproxies.kvm.config.KvmHost;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * The {@code kvm} backend: VMs as libvirt domains on one or more hypervisors reached over SSH, each
@@ -25,19 +26,13 @@ import java.util.Optional;
  *
  * <p>Provider IDs are {@code host/name}. Zones are the configured host names. An instance is
  * managed when its domain carries the platform's metadata element ({@link InstanceMetadata});
- * domains without it are never listed. Every libvirt call goes through the entry's
- * {@link HostConnections}, which bounds it by the caller's deadline; this class adds the deadline
- * checks between steps. See {@link InstanceCreator}, {@link InstanceRemover} and
- * {@link ManagedInstanceLister} for what each operation does step by step. Safe for concurrent use.
+ * domains without it are never listed. The operations are kvm-common's {@link InstanceEngine};
+ * this backend adds its images ({@link KvmBaseImages}): downloaded into a host's pool on first use
+ * and marked complete by an empty marker volume. Safe for concurrent use.
  */
 public final class KvmProvider implements Provider {
     private final String entry;
-    private final Placements placements;
-    private final HostCaller hosts;
-    private final InstanceCreator creator;
-    private final InstanceRemover remover;
-    private final ManagedInstanceLister lister;
-    private final PreflightChecks preflight;
+    private final InstanceEngine<KvmImageChoice> engine;
 
     /**
      * Creates the provider of one configured entry. Does no I/O: hosts are dialled by
@@ -52,16 +47,17 @@ public final class KvmProvider implements Provider {
     public KvmProvider(String entry, KvmConfig config, ProviderContext context, HostConnections connections) {
         this.entry = Objects.requireNonNull(entry, "entry");
         Objects.requireNonNull(config, "config");
-        this.placements = new Placements(entry, config);
-        this.hosts = new HostCaller(Objects.requireNonNull(connections, "connections"));
+        HostCaller hosts = new HostCaller(Objects.requireNonNull(connections, "connections"));
         ImageDownloader downloader = new ImageDownloader(context.httpClient(), entry);
-        BaseImageCache images = new BaseImageCache(hosts, downloader, context.progress());
-        KeyedLocks instanceLocks = new KeyedLocks();
-        this.creator = new InstanceCreator(entry, config.diskSizeGb(), placements, hosts, images,
-                new SeedImages(context.clock(), config.vendorData()), context.clock(), instanceLocks);
-        this.remover = new InstanceRemover(entry, placements, hosts, instanceLocks);
-        this.lister = new ManagedInstanceLister(entry, config.hosts(), hosts);
-        this.preflight = new PreflightChecks(entry, config, hosts, downloader);
+        KvmBaseImages images = new KvmBaseImages(entry, config, hosts, downloader, context.progress());
+        this.engine = new InstanceEngine<>(settings(entry, config), hosts, images, context.clock());
+    }
+
+    private static EntrySettings settings(String entry, KvmConfig config) {
+        Map<String, MachineSize> sizes = new LinkedHashMap<>();
+        config.machineTypes().forEach((name, type) -> sizes.put(name, type.size()));
+        return new EntrySettings(entry, config.hosts().stream().map(KvmHost::settings).toList(), sizes,
+                config.diskSizeGb(), config.vendorData());
     }
 
     /**
@@ -74,45 +70,33 @@ public final class KvmProvider implements Provider {
      */
     @Override
     public String create(CreateRequest request, Deadline deadline) {
-        return creator.create(request, deadline);
+        return engine.create(request, deadline);
     }
 
     @Override
     public Instance get(String id, Deadline deadline) {
-        ProviderId parsed = ProviderId.parse(id, Operation.GET, entry);
-        KvmHost host = placements.hostOf(parsed, Operation.GET);
-        Call call = new Call(entry, Operation.GET, id, deadline);
-        return hosts.call(host, call, libvirt -> {
-            Domain domain = LibvirtSteps.step("looking up domain " + parsed.name(),
-                    () -> libvirt.lookupDomain(parsed.name()))
-                    .orElseThrow(() -> new ProviderException(ErrorKind.NOT_FOUND, Operation.GET, entry, id,
-                            "no domain '" + parsed.name() + "' on host '" + host.name()
-                                    + "': it was deleted or never created"));
-            Optional<InstanceMetadata> metadata = InstanceInspector.readableMetadataOf(libvirt, host, domain, call);
-            call.checkDeadline();
-            return InstanceInspector.describe(libvirt, host.name(), domain, metadata);
-        });
+        return engine.get(id, deadline);
     }
 
     @Override
     public void delete(String id, Deadline deadline) {
-        remover.delete(id, deadline);
+        engine.delete(id, deadline);
     }
 
     @Override
     public List<Instance> listManaged(Deadline deadline) {
-        return lister.listManaged(deadline);
+        return engine.listManaged(deadline);
     }
 
     @Override
     public List<PreflightCheck> preflight(Deadline deadline) {
-        return preflight.run(deadline);
+        return engine.preflight(deadline);
     }
 
     /** Closes the connections to the hosts. */
     @Override
     public void close() {
-        hosts.close();
+        engine.close();
     }
 
     @Override

@@ -1,10 +1,10 @@
 package dev.egressproxies.kvm;
 
-import static dev.egressproxies.kvm.CreateTest.catchProviderException;
 import static dev.egressproxies.kvm.KvmFixture.BASE_VOLUME;
 import static dev.egressproxies.kvm.KvmFixture.IMAGE_BYTES;
 import static dev.egressproxies.kvm.KvmFixture.IMAGE_PATH;
 import static dev.egressproxies.kvm.KvmFixture.POOL;
+import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.api.Deadline;
@@ -14,6 +14,7 @@ import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.UploadSourceException;
+import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.config.KvmConfig;
 import dev.egressproxies.kvm.config.KvmImage;
 import java.net.InetAddress;

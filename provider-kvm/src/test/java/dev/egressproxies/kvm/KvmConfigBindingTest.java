@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.egressproxies.kvm.common.testing.DirectHostConnections;
+import dev.egressproxies.kvm.common.testing.TestProviderContext;
 import dev.egressproxies.kvm.config.KvmConfig;
 import dev.egressproxies.kvm.config.KvmHost;
 import dev.egressproxies.kvm.config.KvmImage;

@@ -3,6 +3,12 @@ package dev.egressproxies.kvm;
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Placement;
+import dev.egressproxies.kvm.common.testing.DirectHostConnections;
+import dev.egressproxies.kvm.common.testing.FakeHostFleet;
+import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.ImageServer;
+import dev.egressproxies.kvm.common.testing.Requests;
+import dev.egressproxies.kvm.common.testing.TestProviderContext;
 import dev.egressproxies.kvm.config.KvmConfig;
 import dev.egressproxies.kvm.config.KvmHost;
 import dev.egressproxies.kvm.config.KvmImage;
@@ -10,7 +16,6 @@ import dev.egressproxies.kvm.config.MachineType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,8 +40,9 @@ final class KvmFixture implements AutoCloseable {
 
     final ImageServer server;
     final TestProviderContext context = new TestProviderContext();
-    final DirectHostConnections connections = new DirectHostConnections();
-    final List<FakeLibvirtHost> hosts = new ArrayList<>();
+    final FakeHostFleet fleet;
+    final DirectHostConnections connections;
+    final List<FakeLibvirtHost> hosts;
     final KvmConfig config;
     final KvmProvider provider;
 
@@ -46,14 +52,14 @@ final class KvmFixture implements AutoCloseable {
         } catch (IOException failed) {
             throw new UncheckedIOException(failed);
         }
+        fleet = new FakeHostFleet(hostCount, POOL);
+        connections = fleet.connections();
+        hosts = fleet.hosts();
         List<KvmHost> hostConfigs = new ArrayList<>();
         for (int number = 1; number <= hostCount; number++) {
-            String name = "host-" + number;
+            String name = FakeHostFleet.name(number);
             hostConfigs.add(hostOverrides.getOrDefault(name, new KvmHost(name, "127.0.0.1", 2222, "root", null, POOL,
                     BRIDGE, "qemu", null, null, null, null)));
-            FakeLibvirtHost host = new FakeLibvirtHost(name).withPool(POOL);
-            hosts.add(host);
-            connections.with(name, host);
         }
         Map<String, MachineType> machineTypes = new LinkedHashMap<>();
         machineTypes.put("small", new MachineType(1, 512));
@@ -93,12 +99,12 @@ final class KvmFixture implements AutoCloseable {
 
     /** A valid request for {@code name} with that placement. */
     static CreateRequest request(String name, Placement placement) {
-        return new CreateRequest(name, "uid-" + name, placement, "#cloud-config\nhostname: " + name + "\n");
+        return Requests.request(name, placement);
     }
 
     /** A deadline far beyond any test. */
     static Deadline deadline() {
-        return Deadline.after(Duration.ofSeconds(30));
+        return Requests.deadline();
     }
 
     /** Puts the debian-12 base volume and its completeness marker into host-1's pool, as an earlier create would. */

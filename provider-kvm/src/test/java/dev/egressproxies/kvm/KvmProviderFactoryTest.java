@@ -1,6 +1,6 @@
 package dev.egressproxies.kvm;
 
-import static dev.egressproxies.kvm.CreateTest.catchProviderException;
+import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.api.ErrorKind;
@@ -8,6 +8,7 @@ import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.api.spi.ProviderFactory;
+import dev.egressproxies.kvm.common.testing.TestProviderContext;
 import dev.egressproxies.kvm.config.KvmConfig;
 import java.io.IOException;
 import java.io.InputStream;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.egressproxies.kvm.common.libvirt.AddressSource;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
+import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;

@@ -1,14 +1,16 @@
 package dev.egressproxies.kvm.config;
 
+import dev.egressproxies.kvm.common.config.ConfigChecks;
+import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
 import dev.egressproxies.kvm.common.xml.CpuMode;
-import dev.egressproxies.kvm.common.xml.DomainType;
 import dev.egressproxies.kvm.common.xml.HostPlatform;
-import dev.egressproxies.kvm.common.xml.UefiFirmware;
 
 /**
  * One hypervisor of a {@code kvm} provider entry: how to reach it (SSH, then libvirt's unix socket),
- * which storage pool and bridge its VMs use, and how its VMs are defined.
+ * which storage pool and bridge its VMs use, and how its VMs are defined. Everything but
+ * {@code firmware} is kvm-common's {@link HostSettings}, which checks it; a {@code kvm} host also
+ * says whether all its VMs boot with BIOS or UEFI.
  *
  * <p>Only {@code name}, {@code address} and {@code bridge} are required:
  * <pre>{@code
@@ -53,17 +55,17 @@ public record KvmHost(String name, String address, Integer port, String user, St
                       String uefiVarsTemplate) {
 
     /** The SSH port unless configured. */
-    public static final int DEFAULT_PORT = 22;
+    public static final int DEFAULT_PORT = HostSettings.DEFAULT_PORT;
     /** The SSH user unless configured. */
-    public static final String DEFAULT_USER = "root";
+    public static final String DEFAULT_USER = HostSettings.DEFAULT_USER;
     /** Where libvirtd listens on most distributions. */
-    public static final String DEFAULT_SOCKET = "/var/run/libvirt/libvirt-sock";
+    public static final String DEFAULT_SOCKET = HostSettings.DEFAULT_SOCKET;
     /** The storage pool libvirt installs by default. */
-    public static final String DEFAULT_POOL = "default";
+    public static final String DEFAULT_POOL = HostSettings.DEFAULT_POOL;
     /** Hardware virtualisation. */
-    public static final String DOMAIN_TYPE_KVM = "kvm";
+    public static final String DOMAIN_TYPE_KVM = HostSettings.DOMAIN_TYPE_KVM;
     /** Emulation: slower, but works where KVM is missing or limited (nested hosts, UEFI tests). */
-    public static final String DOMAIN_TYPE_QEMU = "qemu";
+    public static final String DOMAIN_TYPE_QEMU = HostSettings.DOMAIN_TYPE_QEMU;
     /** libvirt's {@code host-model}: a named model close to the host's CPU. */
     public static final String CPU_HOST_MODEL = "host-model";
     /** libvirt's {@code host-passthrough}: the host's CPU as it is. */
@@ -75,35 +77,30 @@ public record KvmHost(String name, String address, Integer port, String user, St
     /** UEFI boot with a loader and a per-VM copy of a variables template. */
     public static final String FIRMWARE_UEFI = "uefi";
     /** The non-secure-boot OVMF build of Debian and Ubuntu; secure-boot builds need SMM. */
-    public static final String DEFAULT_UEFI_LOADER = UefiFirmware.DEFAULT_LOADER;
+    public static final String DEFAULT_UEFI_LOADER = HostSettings.DEFAULT_UEFI_LOADER;
     /** The variables template that goes with {@link #DEFAULT_UEFI_LOADER}. */
-    public static final String DEFAULT_UEFI_VARS_TEMPLATE = UefiFirmware.DEFAULT_NVRAM_TEMPLATE;
+    public static final String DEFAULT_UEFI_VARS_TEMPLATE = HostSettings.DEFAULT_UEFI_VARS_TEMPLATE;
 
     /** Applies defaults and rejects values that cannot work, naming the setting to fix. */
     public KvmHost {
-        name = ConfigChecks.requireName("name", name, "host-1");
-        address = ConfigChecks.requireWord("address", address, "10.0.0.5 or hypervisor-1.example.org");
-        port = port == null ? DEFAULT_PORT : port;
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("port: " + port + " is not a TCP port; use 1 to 65535, usually 22");
-        }
-        user = ConfigChecks.wordOrDefault("user", user, DEFAULT_USER);
-        socket = socket == null ? DEFAULT_SOCKET : ConfigChecks.requireAbsolutePath("socket", socket, DEFAULT_SOCKET);
-        pool = pool == null ? DEFAULT_POOL : requirePoolName(pool);
-        bridge = requireBridge(bridge);
-        domainType = domainType == null
-                ? DOMAIN_TYPE_KVM
-                : ConfigChecks.parse("domainType", domainType, DomainType::parse).xmlName();
-        if (cpuMode != null) {
-            ConfigChecks.requireWord("cpuMode", cpuMode, "host-model, host-passthrough, default or a QEMU CPU model"
-                    + " name such as Skylake-Client");
-        }
+        HostSettings common = new HostSettings(name, address, port, user, socket, pool, bridge, domainType, cpuMode,
+                uefiLoader, uefiVarsTemplate);
         firmware = firmware == null
                 ? FIRMWARE_BIOS
                 : ConfigChecks.requireOneOf("firmware", firmware, FIRMWARE_BIOS, FIRMWARE_UEFI);
         boolean uefi = FIRMWARE_UEFI.equals(firmware);
-        uefiLoader = uefiPath("uefiLoader", uefiLoader, DEFAULT_UEFI_LOADER, uefi);
-        uefiVarsTemplate = uefiPath("uefiVarsTemplate", uefiVarsTemplate, DEFAULT_UEFI_VARS_TEMPLATE, uefi);
+        requireUefiOnly("uefiLoader", uefiLoader, uefi);
+        requireUefiOnly("uefiVarsTemplate", uefiVarsTemplate, uefi);
+        name = common.name();
+        address = common.address();
+        port = common.port();
+        user = common.user();
+        socket = common.socket();
+        pool = common.pool();
+        bridge = common.bridge();
+        domainType = common.domainType();
+        uefiLoader = uefi ? common.uefiLoader() : null;
+        uefiVarsTemplate = uefi ? common.uefiVarsTemplate() : null;
     }
 
     /**
@@ -120,55 +117,37 @@ public record KvmHost(String name, String address, Integer port, String user, St
     }
 
     /**
+     * The settings every KVM backend's hosts have, as kvm-common's instance engine takes them. A
+     * BIOS host has no firmware paths; the defaults stand in and go into no domain, because only
+     * domains defined with UEFI get a loader.
+     */
+    public HostSettings settings() {
+        return new HostSettings(name, address, port, user, socket, pool, bridge, domainType, cpuMode, uefiLoader,
+                uefiVarsTemplate);
+    }
+
+    /**
      * How this host runs guests, as kvm-common's domain XML takes it: the domain type, the
      * configured CPU mode or the type's default, and the UEFI firmware paths.
      */
     public HostPlatform platform() {
-        DomainType type = DomainType.parse(domainType);
-        CpuMode cpu = cpuMode == null ? CpuMode.defaultFor(type) : CpuMode.parse(cpuMode);
-        // A BIOS host has no firmware paths; the defaults stand in and go into no domain, because
-        // only domains defined with UEFI get a loader.
-        UefiFirmware firmware = uefi() ? new UefiFirmware(uefiLoader, uefiVarsTemplate) : UefiFirmware.defaults();
-        return new HostPlatform(type, cpu, firmware);
+        return settings().platform();
     }
 
     /** How kvm-common reaches this host. */
     public HostEndpoint endpoint() {
-        return new HostEndpoint(name, address, port, user, socket);
+        return settings().endpoint();
     }
 
     /** {@code user@address:port}, the way messages name the SSH destination. */
     public String destination() {
-        return user + "@" + address + ":" + port;
+        return settings().destination();
     }
 
-    private static String requirePoolName(String pool) {
-        ConfigChecks.requireWord("pool", pool, DEFAULT_POOL);
-        if (pool.contains("/")) {
-            throw new IllegalArgumentException("pool: '" + pool + "' contains '/'; give the storage pool's name as"
-                    + " 'virsh pool-list --all' shows it, not its path");
+    private static void requireUefiOnly(String component, String path, boolean uefi) {
+        if (!uefi && path != null) {
+            throw new IllegalArgumentException(component + ": only used with firmware: uefi; set firmware: uefi"
+                    + " or remove " + component);
         }
-        return pool;
-    }
-
-    private static String requireBridge(String bridge) {
-        ConfigChecks.requireWord("bridge", bridge, "br0 (the Linux bridge on the host that VMs attach to)");
-        // Linux interface names: at most 15 bytes, no '/' (the kernel's IFNAMSIZ rule).
-        if (bridge.length() > 15 || bridge.contains("/")) {
-            throw new IllegalArgumentException("bridge: '" + bridge + "' cannot be a Linux interface name; use at"
-                    + " most 15 characters without '/', as 'ip link show type bridge' lists them");
-        }
-        return bridge;
-    }
-
-    private static String uefiPath(String component, String path, String fallback, boolean uefi) {
-        if (!uefi) {
-            if (path != null) {
-                throw new IllegalArgumentException(component + ": only used with firmware: uefi; set firmware: uefi"
-                        + " or remove " + component);
-            }
-            return null;
-        }
-        return path == null ? fallback : ConfigChecks.requireAbsolutePath(component, path, fallback);
     }
 }

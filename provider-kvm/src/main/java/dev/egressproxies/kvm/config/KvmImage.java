@@ -1,5 +1,6 @@
 package dev.egressproxies.kvm.config;
 
+import dev.egressproxies.kvm.common.config.ConfigChecks;
 import dev.egressproxies.kvm.common.xml.DiskFormat;
 import java.net.URI;
 import java.net.URISyntaxException;

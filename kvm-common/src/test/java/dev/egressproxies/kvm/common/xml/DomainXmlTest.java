@@ -3,6 +3,7 @@ package dev.egressproxies.kvm.common.xml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.egressproxies.kvm.common.testing.ParsedXml;
 import java.time.Instant;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,7 @@ class DomainXmlTest {
     class Structure {
         @Test
         void describesAKvmGuestWithAllItsDevices() {
-            ParsedXml xml = ParsedXml.parse(DomainXml.of(plain()));
+            ParsedXml xml = ParsedXml.of(DomainXml.of(plain()));
 
             assertThat(xml.text("/domain/@type")).isEqualTo("kvm");
             assertThat(xml.text("/domain/name")).isEqualTo("proxy-1");
@@ -56,7 +57,7 @@ class DomainXmlTest {
 
         @Test
         void carriesThePlatformMetadataInItsNamespace() {
-            ParsedXml xml = ParsedXml.parse(DomainXml.of(plain()));
+            ParsedXml xml = ParsedXml.of(DomainXml.of(plain()));
 
             assertThat(xml.text("/domain/metadata/ep:instance/ep:uid")).isEqualTo("uid-1");
             assertThat(xml.text("/domain/metadata/ep:instance/ep:created")).isEqualTo("2024-05-06T07:08:09Z");
@@ -72,7 +73,7 @@ class DomainXmlTest {
             HostPlatform platform = new HostPlatform(DomainType.QEMU, CpuMode.hypervisorDefault(),
                     new UefiFirmware("/fw/CODE.fd", "/fw/VARS.fd"));
 
-            ParsedXml xml = ParsedXml.parse(DomainXml.of(definition("u", "/p", "br0", "id", platform, true)));
+            ParsedXml xml = ParsedXml.of(DomainXml.of(definition("u", "/p", "br0", "id", platform, true)));
 
             assertThat(xml.text("/domain/@type")).isEqualTo("qemu");
             assertThat(xml.text("/domain/os/loader")).isEqualTo("/fw/CODE.fd");
@@ -94,7 +95,7 @@ class DomainXmlTest {
 
         private ParsedXml cpuOf(CpuMode mode) {
             HostPlatform platform = new HostPlatform(DomainType.KVM, mode, UefiFirmware.defaults());
-            return ParsedXml.parse(DomainXml.of(definition("c", "/p", "br0", "id", platform, false)));
+            return ParsedXml.of(DomainXml.of(definition("c", "/p", "br0", "id", platform, false)));
         }
     }
 
@@ -106,7 +107,7 @@ class DomainXmlTest {
             DomainDefinition definition = definition(hostile, "/pool/" + hostile, hostile, hostile, KVM, false);
 
             String xml = DomainXml.of(definition);
-            ParsedXml parsed = ParsedXml.parse(xml);
+            ParsedXml parsed = ParsedXml.of(xml);
 
             assertThat(parsed.count("/domain")).isOne();
             assertThat(parsed.count("/domain/devices/disk")).isEqualTo(2);
@@ -123,7 +124,7 @@ class DomainXmlTest {
             HostPlatform platform = new HostPlatform(DomainType.QEMU, CpuMode.named("m\"<&>"),
                     new UefiFirmware(path, path + ".vars"));
 
-            ParsedXml parsed = ParsedXml.parse(DomainXml.of(definition("n", "/p", "b", "i", platform, true)));
+            ParsedXml parsed = ParsedXml.of(DomainXml.of(definition("n", "/p", "b", "i", platform, true)));
 
             assertThat(parsed.text("/domain/os/loader")).isEqualTo(path);
             assertThat(parsed.text("/domain/os/nvram/@template")).isEqualTo(path + ".vars");

@@ -3,6 +3,7 @@ package dev.egressproxies.kvm.common.xml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.egressproxies.kvm.common.testing.ParsedXml;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.FieldSource;
@@ -11,7 +12,7 @@ class VolumeXmlTest {
 
     @Test
     void rawVolumeHasExactlyTheGivenBytesAndNoPreallocation() {
-        ParsedXml xml = ParsedXml.parse(VolumeXml.raw("seed-1.iso", 374_784));
+        ParsedXml xml = ParsedXml.of(VolumeXml.raw("seed-1.iso", 374_784));
 
         assertThat(xml.text("/volume/name")).isEqualTo("seed-1.iso");
         assertThat(xml.text("/volume/capacity")).isEqualTo("374784");
@@ -23,7 +24,7 @@ class VolumeXmlTest {
 
     @Test
     void imageVolumeHasItsFormat() {
-        ParsedXml xml = ParsedXml.parse(VolumeXml.image("base.qcow2", DiskFormat.QCOW2, 65_536));
+        ParsedXml xml = ParsedXml.of(VolumeXml.image("base.qcow2", DiskFormat.QCOW2, 65_536));
 
         assertThat(xml.text("/volume/capacity")).isEqualTo("65536");
         assertThat(xml.text("/volume/target/format/@type")).isEqualTo("qcow2");
@@ -31,7 +32,7 @@ class VolumeXmlTest {
 
     @Test
     void overlayIsQcow2InGibibytesOnItsBase() {
-        ParsedXml xml = ParsedXml.parse(VolumeXml.overlay("vm-1.qcow2", 10, "/pool/base.raw", DiskFormat.RAW));
+        ParsedXml xml = ParsedXml.of(VolumeXml.overlay("vm-1.qcow2", 10, "/pool/base.raw", DiskFormat.RAW));
 
         assertThat(xml.text("/volume/capacity")).isEqualTo("10");
         assertThat(xml.text("/volume/capacity/@unit")).isEqualTo("GiB");
@@ -43,8 +44,8 @@ class VolumeXmlTest {
     @ParameterizedTest
     @FieldSource("dev.egressproxies.kvm.common.xml.HostileText#VALUES")
     void hostileNamesAndPathsRoundTrip(String hostile) {
-        ParsedXml overlay = ParsedXml.parse(VolumeXml.overlay(hostile, 1, "/pool/" + hostile, DiskFormat.QCOW2));
-        ParsedXml raw = ParsedXml.parse(VolumeXml.raw(hostile, 1));
+        ParsedXml overlay = ParsedXml.of(VolumeXml.overlay(hostile, 1, "/pool/" + hostile, DiskFormat.QCOW2));
+        ParsedXml raw = ParsedXml.of(VolumeXml.raw(hostile, 1));
 
         assertThat(overlay.count("/volume/*")).isEqualTo(4);
         assertThat(overlay.text("/volume/name")).isEqualTo(hostile);

@@ -1,0 +1,53 @@
+package dev.egressproxies.kvm.common.instance;
+
+import dev.egressproxies.api.PreflightCheck;
+import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
+import dev.egressproxies.kvm.common.libvirt.StoragePool;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What a KVM backend plugs into the {@link InstanceEngine}: which images placements may name, and
+ * how an image's base volume comes to be present and complete in a host's storage pool, so that
+ * overlays can be backed by it.
+ *
+ * <p>The engine calls, for a create whose domain does not exist yet: {@link #resolve} before any
+ * I/O; {@link #cachedPath} inside its first host call; and, when that found nothing usable,
+ * {@link #ensure}, outside any host call, which may take locks, make host calls of its own and
+ * download. Every method may be called by several threads at once.
+ *
+ * @param <I> the backend's resolved image
+ */
+public interface BaseImageStrategy<I extends ImageChoice> {
+
+    /**
+     * The image {@code placement.image} names for a VM on {@code host}.
+     *
+     * @param call the create, whose instance ID is still the request's name
+     * @throws dev.egressproxies.api.ProviderException PERMANENT when the image is unknown, naming the
+     *                                                 valid values and the setting to change
+     */
+    I resolve(String image, HostSettings host, Call call);
+
+    /**
+     * The path of the image's base volume when the pool holds it complete and usable, looked up
+     * within the create's first host call. Must change nothing: another create may be downloading
+     * the image right now. May refuse the create (PERMANENT, QUOTA_EXCEEDED) before anything is
+     * written.
+     */
+    Optional<String> cachedPath(LibvirtHost libvirt, StoragePool pool, HostSettings host, I image, Call call);
+
+    /**
+     * Makes the image's base volume present and complete in the host's pool and returns its path:
+     * clears what an interrupted earlier attempt left and downloads the image, unless a concurrent
+     * create did so meanwhile.
+     *
+     * @throws dev.egressproxies.api.ProviderException classified by the contract; TRANSIENT within a
+     *                                                 second when the call's deadline passes
+     */
+    String ensure(HostSettings host, I image, Call call);
+
+    /** The preflight checks of the configured images, after the engine's host checks. */
+    List<PreflightCheck> preflight(Call call);
+}

@@ -1,0 +1,199 @@
+package dev.egressproxies.kvm.common.instance;
+
+import dev.egressproxies.api.CreateRequest;
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.config.MachineSize;
+import dev.egressproxies.kvm.common.libvirt.Domain;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
+import dev.egressproxies.kvm.common.libvirt.StoragePool;
+import dev.egressproxies.kvm.common.libvirt.StorageVolume;
+import dev.egressproxies.kvm.common.xml.DiskFormat;
+import dev.egressproxies.kvm.common.xml.DomainDefinition;
+import dev.egressproxies.kvm.common.xml.DomainXml;
+import dev.egressproxies.kvm.common.xml.InstanceMetadata;
+import dev.egressproxies.kvm.common.xml.VolumeXml;
+import java.io.ByteArrayInputStream;
+import java.time.Clock;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The create operation, which makes an instance exist and run, idempotently.
+ *
+ * <ol>
+ *   <li>The request and its placement are checked before any I/O; a bad one is PERMANENT and
+ *       touches nothing.
+ *   <li>A domain of that name that this platform created (it carries the platform's metadata) is
+ *       only started if it is not running; its volumes are left as they are. A domain of that
+ *       name that it did not create is PERMANENT and left alone: adopting it would hand the
+ *       caller a VM that listManaged never reports, and starting it would meddle with someone
+ *       else's VM.
+ *   <li>Otherwise the image's base volume is made present and complete in the host's pool
+ *       (by the backend's {@link BaseImageStrategy}, which downloads it on first use), the overlay is created on it or,
+ *       when a crashed create left one, reused (volume creation is atomic, so an overlay that
+ *       exists is complete), and the seed ISO is rebuilt from scratch: no domain uses it yet, and
+ *       a leftover one may be an upload that was cut off, which would boot the VM without
+ *       cloud-init. Then the domain is defined with the platform's metadata and started.
+ * </ol>
+ * Creates and deletes of one instance take turns within this process, so a second create can never
+ * replace the seed of a domain the first one just started. The deadline is checked between steps.
+ */
+final class InstanceCreator<I extends ImageChoice> {
+    private static final Logger LOG = LoggerFactory.getLogger(InstanceCreator.class);
+
+    private final String entry;
+    /** The size of each overlay in GiB, the unit of kvm-common's overlay volumes. */
+    private final int diskSizeGib;
+    private final Placements<I> placements;
+    private final HostCaller hosts;
+    private final BaseImageStrategy<I> images;
+    private final SeedImages seeds;
+    private final Clock clock;
+    private final KeyedLocks instanceLocks;
+
+    InstanceCreator(String entry, int diskSizeGib, Placements<I> placements, HostCaller hosts,
+                    BaseImageStrategy<I> images, SeedImages seeds, Clock clock, KeyedLocks instanceLocks) {
+        this.entry = entry;
+        this.diskSizeGib = diskSizeGib;
+        this.placements = placements;
+        this.hosts = hosts;
+        this.images = images;
+        this.seeds = seeds;
+        this.clock = clock;
+        this.instanceLocks = instanceLocks;
+    }
+
+    /** See {@link dev.egressproxies.api.Provider#create}. */
+    String create(CreateRequest request, Deadline deadline) {
+        request.validate(entry);
+        Placements.Resolved<I> placement = placements.resolve(request,
+                new Call(entry, Operation.CREATE, request.name(), deadline));
+        HostSettings host = placement.host();
+        String id = new ProviderId(host.name(), request.name()).toString();
+        Call call = new Call(entry, Operation.CREATE, id, deadline);
+        return instanceLocks.withLock(id, call, "another create or delete of " + id, () -> {
+            Survey survey = hosts.call(host, call, libvirt -> survey(libvirt, placement, request.name(), call));
+            if (survey.domainExisted()) {
+                return id;
+            }
+            String basePath = survey.basePath()
+                    .orElseGet(() -> images.ensure(host, placement.image(), call));
+            byte[] seed = seeds.build(request.name(), request.cloudInit(), call);
+            hosts.call(host, call, libvirt -> {
+                build(libvirt, placement, request, basePath, seed, call);
+                return null;
+            });
+            LOG.debug("created instance {} in provider entry {}", id, entry);
+            return id;
+        });
+    }
+
+    /** What the first look at the host found: a domain that exists (and now runs), or the base's path. */
+    private record Survey(boolean domainExisted, Optional<String> basePath) {
+    }
+
+    private Survey survey(LibvirtHost libvirt, Placements.Resolved<I> placement, String name, Call call) {
+        Optional<Domain> existing = LibvirtSteps.step("looking up domain " + name, () -> libvirt.lookupDomain(name));
+        if (existing.isPresent()) {
+            requireManaged(libvirt, placement.host(), existing.get(), call);
+            LOG.debug("domain {} is already defined; making sure it runs", name);
+            startUnlessActive(libvirt, existing.get());
+            return new Survey(true, Optional.empty());
+        }
+        call.checkDeadline();
+        StoragePool pool = Pools.require(libvirt, placement.host(), call);
+        return new Survey(false, images.cachedPath(libvirt, pool, placement.host(), placement.image(), call));
+    }
+
+    /**
+     * Refuses a domain that holds the name but carries no metadata of this platform, and one whose
+     * metadata cannot be read.
+     */
+    private static void requireManaged(LibvirtHost libvirt, HostSettings host, Domain domain, Call call) {
+        if (InstanceInspector.readableMetadataOf(libvirt, host, domain, call).isEmpty()) {
+            throw call.permanent("a domain named '" + domain.name() + "' exists on host '" + host.name()
+                    + "' that egress-proxies did not create: remove or rename it, or choose another name");
+        }
+    }
+
+    private void build(LibvirtHost libvirt, Placements.Resolved<I> placement, CreateRequest request, String basePath,
+                       byte[] seed, Call call) {
+        String name = request.name();
+        StoragePool pool = Pools.require(libvirt, placement.host(), call);
+        StorageVolume overlay = ensureOverlay(libvirt, pool, name, basePath, placement.image().format(), call);
+        call.checkDeadline();
+        StorageVolume seedVolume = replaceSeed(libvirt, pool, name, seed);
+        call.checkDeadline();
+        String xml = DomainXml.of(definition(placement, request, overlay.path(), seedVolume.path()));
+        Domain domain = LibvirtSteps.step("defining domain " + name, () -> libvirt.defineDomain(xml));
+        call.checkDeadline();
+        start(libvirt, domain);
+    }
+
+    /**
+     * The domain of the request on its host: the machine type's size, the host's platform and bridge,
+     * the image's firmware.
+     */
+    private DomainDefinition definition(Placements.Resolved<I> placement, CreateRequest request, String overlayPath,
+                                        String seedPath) {
+        HostSettings host = placement.host();
+        MachineSize machineType = placement.machineType();
+        return new DomainDefinition(request.name(), machineType.memoryMiB(), machineType.vcpus(), host.platform(),
+                placement.image().uefi(), overlayPath, seedPath, host.bridge(),
+                new InstanceMetadata(request.uid(), clock.instant()));
+    }
+
+    /** Creates the overlay, or returns the one a crashed create left: creation is atomic, so it is complete. */
+    private StorageVolume ensureOverlay(LibvirtHost libvirt, StoragePool pool, String name, String basePath,
+                                       DiskFormat baseFormat, Call call) {
+        String overlayName = VolumeNames.overlay(name);
+        String xml = VolumeXml.overlay(overlayName, diskSizeGib, basePath, baseFormat);
+        try {
+            return LibvirtSteps.step("creating overlay volume " + overlayName,
+                    () -> libvirt.createVolume(pool, xml));
+        } catch (LibvirtException exists) {
+            if (!exists.is(LibvirtErrorCode.STORAGE_VOLUME_EXISTS)) {
+                throw exists;
+            }
+        }
+        LOG.debug("reusing overlay volume {} that an earlier create left", overlayName);
+        return LibvirtSteps.step("looking up overlay volume " + overlayName,
+                        () -> libvirt.lookupVolume(pool, overlayName))
+                .orElseThrow(() -> call.transientFailure("overlay volume " + overlayName + " existed a moment ago and"
+                        + " is gone now, so a delete ran at the same time; retry", null));
+    }
+
+    /** Deletes whatever seed volume is there and uploads a fresh one. */
+    private StorageVolume replaceSeed(LibvirtHost libvirt, StoragePool pool, String name, byte[] seed) {
+        String seedName = VolumeNames.seed(name);
+        Volumes.deleteIfPresent(libvirt, pool, seedName);
+        StorageVolume volume = LibvirtSteps.step("creating seed volume " + seedName,
+                () -> libvirt.createVolume(pool, VolumeXml.raw(seedName, seed.length)));
+        LibvirtSteps.run("uploading seed volume " + seedName,
+                () -> libvirt.uploadVolume(volume, new ByteArrayInputStream(seed), seed.length));
+        return volume;
+    }
+
+    private static void startUnlessActive(LibvirtHost libvirt, Domain domain) {
+        if (!LibvirtSteps.step("reading the state of domain " + domain.name(), () -> libvirt.domainState(domain))
+                .isActive()) {
+            start(libvirt, domain);
+        }
+    }
+
+    private static void start(LibvirtHost libvirt, Domain domain) {
+        try {
+            LibvirtSteps.run("starting domain " + domain.name(), () -> libvirt.startDomain(domain));
+        } catch (LibvirtException alreadyRunning) {
+            // libvirt's answer to starting a domain that runs; a concurrent start won the race.
+            if (!alreadyRunning.is(LibvirtErrorCode.OPERATION_INVALID)) {
+                throw alreadyRunning;
+            }
+        }
+    }
+}

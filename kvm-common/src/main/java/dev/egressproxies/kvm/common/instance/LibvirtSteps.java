@@ -1,0 +1,33 @@
+package dev.egressproxies.kvm.common.instance;
+
+import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import java.util.function.Supplier;
+
+/**
+ * The naming of libvirt calls as steps, so a failure says what was being done ("creating overlay
+ * volume proxy-1.qcow2") and not only what libvirt said.
+ *
+ * <p>The failure stays a {@link LibvirtException} with the same code: the host connection pool
+ * decides from it whether the link broke, and the translator from it which kind of error it is.
+ */
+public final class LibvirtSteps {
+    private LibvirtSteps() {
+    }
+
+    /** Returns what {@code work} returns; a libvirt failure is rethrown prefixed by {@code description}. */
+    public static <T> T step(String description, Supplier<T> work) {
+        try {
+            return work.get();
+        } catch (LibvirtException failure) {
+            throw new LibvirtException(failure.rawCode(), description + ": " + failure.getMessage(), failure);
+        }
+    }
+
+    /** Runs {@code work}; a libvirt failure is rethrown prefixed by {@code description}. */
+    public static void run(String description, Runnable work) {
+        step(description, () -> {
+            work.run();
+            return null;
+        });
+    }
+}

@@ -1,0 +1,35 @@
+package dev.egressproxies.kvm.common.instance;
+
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
+import dev.egressproxies.kvm.common.libvirt.StoragePool;
+import dev.egressproxies.kvm.common.libvirt.StorageVolume;
+import java.util.Optional;
+
+/**
+ * The removal of volumes by name, where a volume that is already gone counts as removed.
+ */
+public final class Volumes {
+    private Volumes() {
+    }
+
+    /** Deletes the named volume if the pool has it; returns whether there was one. */
+    public static boolean deleteIfPresent(LibvirtHost libvirt, StoragePool pool, String name) {
+        Optional<StorageVolume> volume = LibvirtSteps.step("looking up volume " + name,
+                () -> libvirt.lookupVolume(pool, name));
+        volume.ifPresent(present -> delete(libvirt, present));
+        return volume.isPresent();
+    }
+
+    /** Deletes the volume; one that is gone meanwhile counts as deleted. */
+    public static void delete(LibvirtHost libvirt, StorageVolume volume) {
+        try {
+            LibvirtSteps.run("deleting volume " + volume.name(), () -> libvirt.deleteVolume(volume));
+        } catch (LibvirtException gone) {
+            if (!gone.is(LibvirtErrorCode.NO_STORAGE_VOLUME)) {
+                throw gone;
+            }
+        }
+    }
+}

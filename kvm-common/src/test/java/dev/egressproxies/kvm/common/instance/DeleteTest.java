@@ -1,0 +1,153 @@
+package dev.egressproxies.kvm.common.instance;
+
+import static dev.egressproxies.kvm.common.instance.EngineFixture.BASE_VOLUME;
+import static dev.egressproxies.kvm.common.instance.EngineFixture.POOL;
+import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.libvirt.DomainState;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** delete: every step idempotent, volumes removed by name, a missing pool meaning nothing is left. */
+class DeleteTest {
+    private final EngineFixture fixture = EngineFixture.oneHost();
+    private final FakeLibvirtHost host = fixture.host();
+    private String id;
+
+    @BeforeEach
+    void createInstance() {
+        fixture.cacheBaseImage();
+        id = fixture.create("proxy-1");
+        host.resetCalls();
+    }
+
+    @AfterEach
+    void close() {
+        fixture.close();
+    }
+
+    @Test
+    void aRunningInstanceIsDestroyedUndefinedAndItsVolumesDeleted() {
+        fixture.engine.delete(id, EngineFixture.deadline());
+
+        assertThat(host.domainNames()).isEmpty();
+        assertThat(host.volumeNames(POOL)).as("the base image stays for other instances").containsExactlyInAnyOrder(BASE_VOLUME);
+        assertThat(host.callLog()).containsExactly("lookupDomain", "domainMetadata", "destroyDomain", "undefineDomain",
+                "lookupPool",
+                "lookupVolume", "deleteVolume", "lookupVolume", "deleteVolume");
+    }
+
+    @Test
+    void aStoppedDomainIsUndefinedWithoutDestroyFailing() {
+        host.domain("proxy-1").state = DomainState.SHUTOFF;
+
+        fixture.engine.delete(id, EngineFixture.deadline());
+
+        assertThat(host.domainNames()).isEmpty();
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME);
+    }
+
+    @Test
+    void volumesAreDeletedByNameWhenTheDomainIsAlreadyGone() {
+        host.domain("proxy-1").state = DomainState.SHUTOFF;
+        host.undefineDomain(host.lookupDomain("proxy-1").orElseThrow());
+
+        fixture.engine.delete(id, EngineFixture.deadline());
+
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME);
+    }
+
+    @Test
+    void whatACreateLeftBeforeDefiningTheDomainIsCleanedUp() {
+        host.putVolume(POOL, "proxy-2.qcow2", new byte[10]);
+
+        fixture.engine.delete("host-1/proxy-2", EngineFixture.deadline());
+
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, "proxy-1.qcow2",
+                "proxy-1.seed.iso");
+    }
+
+    @Test
+    void aDomainEgressProxiesDidNotCreateIsRefusedAndKeptWithItsVolumes() {
+        host.putDomain("by-hand", DomainState.RUNNING, null);
+        host.putVolume(POOL, "by-hand.qcow2", new byte[10]);
+
+        ProviderException error = catchProviderException(
+                () -> fixture.engine.delete("host-1/by-hand", EngineFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.operation()).isEqualTo(Operation.DELETE);
+        assertThat(error.detail()).contains("was not created by egress-proxies");
+        assertThat(host.domainNames()).contains("by-hand");
+        assertThat(host.volumeNames(POOL)).contains("by-hand.qcow2");
+    }
+
+    @Test
+    void deletingTwiceSucceedsBothTimes() {
+        fixture.engine.delete(id, EngineFixture.deadline());
+
+        fixture.engine.delete(id, EngineFixture.deadline());
+
+        assertThat(host.domainNames()).isEmpty();
+    }
+
+    @Test
+    void aMissingPoolMeansThereAreNoVolumesLeft() {
+        host.removePool(POOL);
+
+        fixture.engine.delete(id, EngineFixture.deadline());
+
+        assertThat(host.domainNames()).isEmpty();
+    }
+
+    @Test
+    void aDomainThatVanishesBeforeDestroyIsNotUndefinedButItsVolumesGo() {
+        host.failNext("destroyDomain", FakeLibvirtHost.error(LibvirtErrorCode.NO_DOMAIN, "Domain not found"));
+
+        fixture.engine.delete(id, EngineFixture.deadline());
+
+        assertThat(host.callCounts()).doesNotContainKey("undefineDomain");
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME);
+    }
+
+    @Test
+    void aDomainThatVanishesBeforeUndefineIsFine() {
+        host.failNext("undefineDomain", FakeLibvirtHost.error(LibvirtErrorCode.NO_DOMAIN, "Domain not found"));
+
+        fixture.engine.delete(id, EngineFixture.deadline());
+
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME);
+    }
+
+    @Test
+    void aVolumeThatVanishesBeforeItsDeleteIsFine() {
+        host.failNext("deleteVolume", FakeLibvirtHost.error(LibvirtErrorCode.NO_STORAGE_VOLUME, "gone"));
+
+        fixture.engine.delete(id, EngineFixture.deadline());
+
+        assertThat(host.callCounts()).containsEntry("deleteVolume", 2);
+    }
+
+    @Test
+    void aFailedStepIsTransientSaysWhatWasBeingDoneAndTheRetryFinishes() {
+        host.failNext("undefineDomain", FakeLibvirtHost.error(LibvirtErrorCode.OPERATION_FAILED, "nvram busy"));
+
+        ProviderException error = catchProviderException(() -> fixture.engine.delete(id, EngineFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.operation()).isEqualTo(Operation.DELETE);
+        assertThat(error.instanceId()).isEqualTo(id);
+        assertThat(error.detail()).contains("undefining domain proxy-1: nvram busy", "OPERATION_FAILED");
+
+        fixture.engine.delete(id, EngineFixture.deadline());
+        assertThat(host.domainNames()).isEmpty();
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME);
+    }
+}

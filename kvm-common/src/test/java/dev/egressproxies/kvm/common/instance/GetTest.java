@@ -1,0 +1,196 @@
+package dev.egressproxies.kvm.common.instance;
+
+import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Instance;
+import dev.egressproxies.api.InstanceState;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.libvirt.AddressSource;
+import dev.egressproxies.kvm.common.libvirt.DomainState;
+import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.TestProviderContext;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** get: the state mapping, the choice of address, the metadata, and NOT_FOUND. */
+class GetTest {
+    private final EngineFixture fixture = EngineFixture.oneHost();
+    private final FakeLibvirtHost host = fixture.host();
+    private String id;
+
+    @BeforeEach
+    void createInstance() {
+        fixture.cacheBaseImage();
+        id = fixture.create("proxy-1");
+    }
+
+    @AfterEach
+    void close() {
+        fixture.close();
+    }
+
+    @Test
+    void aRunningDomainWithAnArpAddressIsRunning() {
+        addresses(AddressSource.ARP, ipv4("192.0.2.10"));
+
+        Instance instance = fixture.engine.get(id, EngineFixture.deadline());
+
+        assertThat(instance).isEqualTo(new Instance("host-1/proxy-1", "proxy-1", "192.0.2.10", InstanceState.RUNNING,
+                "uid-proxy-1", TestProviderContext.NOW));
+    }
+
+    @ParameterizedTest(name = "{0} with address \"{1}\" is {2}")
+    @CsvSource({
+            "NO_STATE, '', PROVISIONING",
+            "RUNNING, '', PROVISIONING",
+            "RUNNING, 192.0.2.10, RUNNING",
+            "BLOCKED, 192.0.2.10, RUNNING",
+            "BLOCKED, '', PROVISIONING",
+            "PAUSED, '', STOPPED",
+            "SHUTDOWN, '', STOPPED",
+            "SHUTOFF, '', STOPPED",
+            "CRASHED, '', STOPPED",
+            "PM_SUSPENDED, '', STOPPED"})
+    void libvirtStatesMapOntoTheContractsStates(DomainState state, String address, InstanceState expected) {
+        host.domain("proxy-1").state = state;
+        if (!address.isEmpty()) {
+            addresses(AddressSource.ARP, ipv4(address));
+        }
+
+        Instance instance = fixture.engine.get(id, EngineFixture.deadline());
+
+        assertThat(instance.state()).isEqualTo(expected);
+        assertThat(instance.ip()).isEqualTo(state.isActive() ? address : "");
+    }
+
+    @Test
+    void addressesAreNotAskedForWhileTheDomainIsNotActive() {
+        host.domain("proxy-1").state = DomainState.SHUTOFF;
+        host.resetCalls();
+
+        fixture.engine.get(id, EngineFixture.deadline());
+
+        assertThat(host.callLog()).containsExactly("lookupDomain", "domainMetadata", "domainState");
+    }
+
+    @Test
+    void loopbackLinkLocalUnspecifiedAndIpv6AddressesAreSkipped() {
+        addresses(AddressSource.ARP, ipv4("127.0.0.1"), ipv4("169.254.10.1"), ipv4("0.0.0.0"),
+                new InterfaceAddress("vnet0", "2001:db8::1", false), ipv4("203.0.113.7"), ipv4("198.51.100.1"));
+
+        assertThat(fixture.engine.get(id, EngineFixture.deadline()).ip()).isEqualTo("203.0.113.7");
+    }
+
+    @Test
+    void theAgentIsAskedWhenArpKnowsOnlyUnroutableAddresses() {
+        addresses(AddressSource.ARP, ipv4("169.254.1.1"));
+        addresses(AddressSource.AGENT, ipv4("127.0.0.1"), ipv4("10.1.2.3"));
+
+        assertThat(fixture.engine.get(id, EngineFixture.deadline()).ip()).isEqualTo("10.1.2.3");
+    }
+
+    @Test
+    void anArpErrorMeansNoAddressYetAndTheAgentIsAsked() {
+        host.domain("proxy-1").addressFailures.put(AddressSource.ARP,
+                FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "wrong nlmsg len"));
+        addresses(AddressSource.AGENT, ipv4("10.1.2.3"));
+
+        Instance instance = fixture.engine.get(id, EngineFixture.deadline());
+
+        assertThat(instance.ip()).isEqualTo("10.1.2.3");
+        assertThat(instance.state()).isEqualTo(InstanceState.RUNNING);
+    }
+
+    @Test
+    void errorsFromBothSourcesMeanProvisioning() {
+        host.domain("proxy-1").addressFailures.put(AddressSource.ARP,
+                FakeLibvirtHost.error(LibvirtErrorCode.SYSTEM_ERROR, "netlink: permission denied"));
+        host.domain("proxy-1").addressFailures.put(AddressSource.AGENT,
+                FakeLibvirtHost.error(LibvirtErrorCode.AGENT_UNRESPONSIVE, "guest agent is not connected"));
+
+        Instance instance = fixture.engine.get(id, EngineFixture.deadline());
+
+        assertThat(instance.state()).isEqualTo(InstanceState.PROVISIONING);
+        assertThat(instance.ip()).isEmpty();
+    }
+
+    @Test
+    void noAddressFromEitherSourceIsProvisioning() {
+        Instance instance = fixture.engine.get(id, EngineFixture.deadline());
+
+        assertThat(instance.state()).isEqualTo(InstanceState.PROVISIONING);
+        assertThat(instance.ip()).isEmpty();
+        assertThat(host.callCounts()).containsEntry("interfaceAddresses(ARP)", 1)
+                .containsEntry("interfaceAddresses(AGENT)", 1);
+    }
+
+    @Test
+    void anAddressSourceThatBreaksTheLinkFailsTheCall() {
+        host.domain("proxy-1").addressFailures.put(AddressSource.ARP, new IllegalStateException("socket closed"));
+
+        ProviderException error = catchProviderException(() -> fixture.engine.get(id, EngineFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+    }
+
+    @Test
+    void aMissingDomainIsNotFound() {
+        ProviderException error = catchProviderException(() -> fixture.engine.get("host-1/proxy-9",
+                EngineFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.NOT_FOUND);
+        assertThat(error.operation()).isEqualTo(Operation.GET);
+        assertThat(error.entry()).isEqualTo(EngineFixture.ENTRY);
+        assertThat(error.instanceId()).isEqualTo("host-1/proxy-9");
+        assertThat(error.detail()).contains("no domain 'proxy-9' on host 'host-1'");
+    }
+
+    @Test
+    void aDomainThatVanishesDuringGetIsNotFound() {
+        host.domain("proxy-1").stateFailure = FakeLibvirtHost.error(LibvirtErrorCode.NO_DOMAIN, "Domain not found");
+
+        ProviderException error = catchProviderException(() -> fixture.engine.get(id, EngineFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.NOT_FOUND);
+    }
+
+    @Test
+    void aDomainThisPlatformDidNotCreateHasNoUidAndNoCreationTime() {
+        host.putDomain("by-hand", DomainState.SHUTOFF, null);
+
+        Instance instance = fixture.engine.get("host-1/by-hand", EngineFixture.deadline());
+
+        assertThat(instance.uid()).isEmpty();
+        assertThat(instance.createdAt()).isNull();
+        assertThat(instance.state()).isEqualTo(InstanceState.STOPPED);
+    }
+
+    @Test
+    void metadataThatCannotBeReadIsPermanent() {
+        host.domain("proxy-1").metadata = "<ep:instance xmlns:ep='https://egressproxies.dev/xmlns/instance/1'>"
+                + "<ep:uid>u</ep:uid><ep:created>yesterday</ep:created></ep:instance>";
+
+        ProviderException error = catchProviderException(() -> fixture.engine.get(id, EngineFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.detail()).startsWith("domain 'proxy-1' on host 'host-1': ")
+                .contains("'yesterday' is not an RFC 3339 timestamp", "virsh metadata");
+    }
+
+    private void addresses(AddressSource source, InterfaceAddress... addresses) {
+        host.domain("proxy-1").addresses.put(source, List.of(addresses));
+    }
+
+    private static InterfaceAddress ipv4(String address) {
+        return new InterfaceAddress("vnet0", address, true);
+    }
+}

@@ -1,0 +1,126 @@
+package dev.egressproxies.kvm.common.instance;
+
+import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Instance;
+import dev.egressproxies.api.InstanceState;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.host.HostCallException;
+import dev.egressproxies.kvm.common.libvirt.AddressSource;
+import dev.egressproxies.kvm.common.libvirt.DomainState;
+import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.TestProviderContext;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * listManaged: every host, only domains with the platform's metadata, a single unreadable domain
+ * skipped, and one host that fails failing the whole call.
+ */
+class ListManagedTest {
+    private final EngineFixture fixture = EngineFixture.hosts(2);
+    private final FakeLibvirtHost first = fixture.hosts.get(0);
+    private final FakeLibvirtHost second = fixture.hosts.get(1);
+
+    @BeforeEach
+    void createInstances() {
+        fixture.create("proxy-b");
+        fixture.create("proxy-a");
+        fixture.engine.create(EngineFixture.request("proxy-c", new Placement("host-2", "small", EngineFixture.IMAGE)),
+                EngineFixture.deadline());
+        first.putDomain("by-hand", DomainState.RUNNING, null);
+        second.putDomain("other-tool", DomainState.SHUTOFF, "<x:tag xmlns:x='https://example.org/other'/>");
+    }
+
+    @AfterEach
+    void close() {
+        fixture.close();
+    }
+
+    @Test
+    void managedDomainsOfEveryHostAreListedAndOthersLeftOut() {
+        first.domain("proxy-a").addresses.put(AddressSource.ARP, List.of(new InterfaceAddress("vnet0", "10.0.0.7", true)));
+        second.domain("proxy-c").state = DomainState.SHUTOFF;
+
+        List<Instance> listed = fixture.engine.listManaged(EngineFixture.deadline());
+
+        assertThat(listed).containsExactly(
+                new Instance("host-1/proxy-a", "proxy-a", "10.0.0.7", InstanceState.RUNNING, "uid-proxy-a",
+                        TestProviderContext.NOW),
+                new Instance("host-1/proxy-b", "proxy-b", "", InstanceState.PROVISIONING, "uid-proxy-b",
+                        TestProviderContext.NOW),
+                new Instance("host-2/proxy-c", "proxy-c", "", InstanceState.STOPPED, "uid-proxy-c",
+                        TestProviderContext.NOW));
+    }
+
+    @Test
+    void aDomainWhoseMetadataCannotBeReadIsSkipped() {
+        first.domain("proxy-a").metadataFailure = FakeLibvirtHost.error(LibvirtErrorCode.NO_DOMAIN, "Domain not found");
+
+        assertThat(ids(fixture.engine.listManaged(EngineFixture.deadline()))).containsExactly("host-1/proxy-b",
+                "host-2/proxy-c");
+    }
+
+    @Test
+    void aDomainWithIncompleteMetadataIsSkipped() {
+        first.domain("proxy-a").metadata = "<ep:instance xmlns:ep='https://egressproxies.dev/xmlns/instance/1'>"
+                + "<ep:uid>uid-proxy-a</ep:uid></ep:instance>";
+
+        assertThat(ids(fixture.engine.listManaged(EngineFixture.deadline()))).containsExactly("host-1/proxy-b",
+                "host-2/proxy-c");
+    }
+
+    @Test
+    void aDomainWhoseStateCannotBeReadIsSkipped() {
+        second.domain("proxy-c").stateFailure = FakeLibvirtHost.error(LibvirtErrorCode.OPERATION_FAILED, "mid teardown");
+
+        assertThat(ids(fixture.engine.listManaged(EngineFixture.deadline()))).containsExactly("host-1/proxy-a",
+                "host-1/proxy-b");
+    }
+
+    @Test
+    void anUnreachableHostFailsTheWholeCall() {
+        fixture.connections.breakHost("host-2", HostCallException.Reason.UNREACHABLE);
+
+        ProviderException error = catchProviderException(() -> fixture.engine.listManaged(EngineFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.operation()).isEqualTo(Operation.LIST_MANAGED);
+        assertThat(error.entry()).isEqualTo(EngineFixture.ENTRY);
+        assertThat(error.instanceId()).isEmpty();
+        assertThat(error.detail()).contains("host 'host-2' (root@127.0.0.1:2222) could not be reached");
+    }
+
+    @Test
+    void aLinkThatBreaksWhileReadingOneDomainFailsTheWholeCall() {
+        second.domain("proxy-c").metadataFailure = FakeLibvirtHost.error(LibvirtErrorCode.RPC, "connection reset");
+
+        ProviderException error = catchProviderException(() -> fixture.engine.listManaged(EngineFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.getCause()).isInstanceOf(LibvirtException.class);
+    }
+
+    @Test
+    void aHostThatCannotListItsDomainsFailsTheWholeCall() {
+        first.failNext("listAllDomains", FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "busy"));
+
+        ProviderException error = catchProviderException(() -> fixture.engine.listManaged(EngineFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.detail()).contains("listing the domains: busy");
+    }
+
+    private static List<String> ids(List<Instance> instances) {
+        return instances.stream().map(Instance::id).toList();
+    }
+}

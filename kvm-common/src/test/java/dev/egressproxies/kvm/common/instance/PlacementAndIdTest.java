@@ -1,0 +1,129 @@
+package dev.egressproxies.kvm.common.instance;
+
+import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.egressproxies.api.CreateRequest;
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.api.ProviderException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Requests, placements and provider IDs that are wrong: each is PERMANENT, says what is valid, and
+ * fails before any host is called.
+ */
+class PlacementAndIdTest {
+    private final EngineFixture fixture = EngineFixture.hosts(2);
+
+    @AfterEach
+    void close() {
+        fixture.close();
+    }
+
+    @Test
+    void anUnknownZoneNamesTheConfiguredHosts() {
+        ProviderException error = rejectedCreate(new Placement("host-9", "small", EngineFixture.IMAGE));
+
+        assertThat(error.detail()).contains("placement.zone 'host-9' is not a host of provider entry 'kvm-test'",
+                "[host-1, host-2]");
+    }
+
+    @Test
+    void anEmptyZoneWithSeveralHostsIsRejected() {
+        ProviderException error = rejectedCreate(new Placement("", "small", EngineFixture.IMAGE));
+
+        assertThat(error.detail()).contains("placement.zone is empty", "has 2 hosts", "[host-1, host-2]");
+    }
+
+    @Test
+    void anEmptyZoneWithOneHostPicksIt() {
+        try (EngineFixture single = EngineFixture.oneHost()) {
+            single.cacheBaseImage();
+
+            String id = single.engine.create(EngineFixture.request("proxy-1", new Placement("", "small",
+                    EngineFixture.IMAGE)), EngineFixture.deadline());
+
+            assertThat(id).isEqualTo("host-1/proxy-1");
+        }
+    }
+
+    @Test
+    void anUnknownMachineTypeNamesTheConfiguredOnes() {
+        ProviderException error = rejectedCreate(new Placement("host-1", "huge", EngineFixture.IMAGE));
+
+        assertThat(error.detail()).contains("placement.machineType 'huge' is not configured", "[small, large]");
+    }
+
+    @Test
+    void anUnknownImageNamesTheConfiguredOnes() {
+        ProviderException error = rejectedCreate(new Placement("host-1", "small", "windows"));
+
+        assertThat(error.detail()).contains("placement.image 'windows' is not configured", "[debian-12, alpine-raw, debian-12-uefi]");
+    }
+
+    @Test
+    void anInvalidRequestIsRejectedBeforeThePlacementIsLookedAt() {
+        CreateRequest request = new CreateRequest("Not_A_Label", "uid", new Placement("host-9", "", ""), "");
+
+        ProviderException error = catchProviderException(() -> fixture.engine.create(request, EngineFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.detail()).contains("is not a DNS label");
+        assertThat(fixture.connections.callCount()).isZero();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "proxy-1", "host-1/", "/proxy-1", "host-1/proxy-1/x", "host-1/Proxy", "host 1/proxy-1",
+            "host-1/proxy_1"})
+    void malformedIdsArePermanentForGetAndDelete(String id) {
+        ProviderException get = catchProviderException(() -> fixture.engine.get(id, EngineFixture.deadline()));
+        ProviderException delete = catchProviderException(() -> fixture.engine.delete(id, EngineFixture.deadline()));
+
+        for (ProviderException error : new ProviderException[] {get, delete}) {
+            assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+            assertThat(error.instanceId()).isEqualTo(id);
+            assertThat(error.detail()).contains("is malformed", "HOST/NAME");
+        }
+        assertThat(get.operation()).isEqualTo(Operation.GET);
+        assertThat(delete.operation()).isEqualTo(Operation.DELETE);
+        assertThat(fixture.connections.callCount()).isZero();
+    }
+
+    @Test
+    void anIdOfAHostThatIsNotConfiguredIsPermanent() {
+        ProviderException error = catchProviderException(() -> fixture.engine.delete("host-7/proxy-1",
+                EngineFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.detail()).contains("host 'host-7' of this provider ID is not configured", "add it back");
+        assertThat(fixture.connections.callCount()).isZero();
+    }
+
+    @Test
+    void callsGoToTheHostTheIdNames() {
+        fixture.engine.delete("host-2/proxy-1", EngineFixture.deadline());
+
+        assertThat(fixture.connections.endpoints()).singleElement().satisfies(endpoint -> {
+            assertThat(endpoint.name()).isEqualTo("host-2");
+            assertThat(endpoint.port()).isEqualTo(2222);
+            assertThat(endpoint.user()).isEqualTo("root");
+            assertThat(endpoint.socket()).isEqualTo("/var/run/libvirt/libvirt-sock");
+        });
+    }
+
+    private ProviderException rejectedCreate(Placement placement) {
+        ProviderException error = catchProviderException(() -> fixture.engine.create(
+                EngineFixture.request("proxy-1", placement), EngineFixture.deadline()));
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.operation()).isEqualTo(Operation.CREATE);
+        assertThat(error.instanceId()).isEqualTo("proxy-1");
+        assertThat(fixture.connections.callCount()).as("host calls").isZero();
+        assertThat(fixture.images.ensures()).isZero();
+        return error;
+    }
+}

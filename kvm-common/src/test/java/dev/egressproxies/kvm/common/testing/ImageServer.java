@@ -1,0 +1,199 @@
+package dev.egressproxies.kvm.common.testing;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A loopback HTTP server for image downloads, with answers a test arranges per path: an image
+ * with or without Content-Length, a status code, a body cut off early, or one that stalls.
+ */
+public final class ImageServer implements AutoCloseable {
+    /** How a path answers. */
+    private interface Answer {
+        void respond(HttpExchange exchange) throws IOException;
+    }
+
+    private final HttpServer server;
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+    private final Map<String, Answer> answers = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> gets = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> heads = new ConcurrentHashMap<>();
+
+    public ImageServer() throws IOException {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        server.createContext("/", this::handle);
+        server.setExecutor(threads);
+        server.start();
+    }
+
+    /** The URL of {@code path} on this server. */
+    public String url(String path) {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+    }
+
+    /** Serves {@code content} with its Content-Length; HEAD answers with the length only. */
+    public ImageServer serve(String path, byte[] content) {
+        answers.put(path, exchange -> {
+            if (isHead(exchange)) {
+                // A HEAD answer declares the length it would send; this server needs it set by hand.
+                exchange.getResponseHeaders().set("Content-length", Long.toString(content.length));
+            }
+            // -1 sends "Content-Length: 0"; 0 would mean chunked to this server.
+            exchange.sendResponseHeaders(200, isHead(exchange) || content.length == 0 ? -1 : content.length);
+            if (!isHead(exchange)) {
+                try (OutputStream body = exchange.getResponseBody()) {
+                    body.write(content);
+                }
+            }
+        });
+        return this;
+    }
+
+    /** Serves {@code content} after {@code release} opens: for tests of concurrent downloads. */
+    public ImageServer serveAfter(String path, byte[] content, CountDownLatch release) {
+        answers.put(path, exchange -> {
+            try {
+                release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.sendResponseHeaders(200, content.length);
+            try (OutputStream body = exchange.getResponseBody()) {
+                body.write(content);
+            }
+        });
+        return this;
+    }
+
+    /** Serves {@code content} chunked, so without a Content-Length. */
+    public ImageServer serveWithoutLength(String path, byte[] content) {
+        answers.put(path, exchange -> {
+            exchange.sendResponseHeaders(200, 0);
+            try (OutputStream body = exchange.getResponseBody()) {
+                body.write(content);
+            }
+        });
+        return this;
+    }
+
+    /** Declares {@code content}'s length but sends only its first {@code sent} bytes, then drops the connection. */
+    public ImageServer serveCutOff(String path, byte[] content, int sent) {
+        answers.put(path, exchange -> {
+            exchange.sendResponseHeaders(200, content.length);
+            OutputStream body = exchange.getResponseBody();
+            body.write(content, 0, sent);
+            body.flush();
+            // Closing the exchange with bytes missing makes the server drop the connection.
+            exchange.close();
+        });
+        return this;
+    }
+
+    /** Declares {@code content}'s length, sends its first {@code sent} bytes and then nothing, for a while. */
+    public ImageServer serveStalled(String path, byte[] content, int sent, CountDownLatch release) {
+        answers.put(path, exchange -> {
+            exchange.sendResponseHeaders(200, content.length);
+            OutputStream body = exchange.getResponseBody();
+            body.write(content, 0, sent);
+            body.flush();
+            try {
+                release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.close();
+        });
+        return this;
+    }
+
+    /** Answers with {@code status} and a small body, optionally with extra headers. */
+    public ImageServer status(String path, int status, String... headerNamesAndValues) {
+        answers.put(path, exchange -> {
+            for (int index = 0; index + 1 < headerNamesAndValues.length; index += 2) {
+                exchange.getResponseHeaders().add(headerNamesAndValues[index], headerNamesAndValues[index + 1]);
+            }
+            byte[] body = ("status " + status).getBytes();
+            exchange.sendResponseHeaders(status, isHead(exchange) ? -1 : body.length);
+            if (!isHead(exchange)) {
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(body);
+                }
+            }
+        });
+        return this;
+    }
+
+    /** Refuses HEAD with 405 and serves GET with {@code content}. */
+    public ImageServer serveWithoutHead(String path, byte[] content) {
+        answers.put(path, exchange -> {
+            if (isHead(exchange)) {
+                exchange.sendResponseHeaders(405, -1);
+                exchange.close();
+                return;
+            }
+            exchange.sendResponseHeaders(200, content.length);
+            try (OutputStream body = exchange.getResponseBody()) {
+                body.write(content);
+            }
+        });
+        return this;
+    }
+
+    /** Serves {@code content} gzip-labelled, as a server that ignores Accept-Encoding would. */
+    public ImageServer serveEncoded(String path, byte[] content) {
+        answers.put(path, exchange -> {
+            exchange.getResponseHeaders().add("Content-Encoding", "gzip");
+            exchange.sendResponseHeaders(200, content.length);
+            try (OutputStream body = exchange.getResponseBody()) {
+                body.write(content);
+            }
+        });
+        return this;
+    }
+
+    /** How many GET requests {@code path} received. */
+    public int gets(String path) {
+        return gets.getOrDefault(path, new AtomicInteger()).get();
+    }
+
+    /** How many HEAD requests {@code path} received. */
+    public int heads(String path) {
+        return heads.getOrDefault(path, new AtomicInteger()).get();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        threads.shutdownNow();
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        String path = exchange.getRequestURI().getPath();
+        (isHead(exchange) ? heads : gets).computeIfAbsent(path, unused -> new AtomicInteger()).incrementAndGet();
+        Answer answer = answers.get(path);
+        try {
+            if (answer == null) {
+                exchange.sendResponseHeaders(404, -1);
+            } else {
+                answer.respond(exchange);
+            }
+        } finally {
+            exchange.close();
+        }
+    }
+
+    private static boolean isHead(HttpExchange exchange) {
+        return exchange.getRequestMethod().equals("HEAD");
+    }
+}

@@ -1,0 +1,122 @@
+package dev.egressproxies.kvm;
+
+import static dev.egressproxies.kvm.KvmFixture.BASE_MARKER;
+import static dev.egressproxies.kvm.KvmFixture.BASE_VOLUME;
+import static dev.egressproxies.kvm.KvmFixture.IMAGE_BYTES;
+import static dev.egressproxies.kvm.KvmFixture.POOL;
+import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.libvirt.DomainState;
+import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.ParsedXml;
+import dev.egressproxies.kvm.config.KvmHost;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the {@code kvm} backend adds to kvm-common's create (whose branches the instance engine's
+ * tests cover): configured images only, downloaded into the pool on first use under
+ * {@code KEY.base.FORMAT} with a completeness marker, and the host's firmware for every VM.
+ */
+class KvmCreateTest {
+    private final KvmFixture fixture = KvmFixture.oneHost();
+    private final FakeLibvirtHost host = fixture.host();
+
+    @AfterEach
+    void close() {
+        fixture.close();
+    }
+
+    @Test
+    void firstCreateOfAnImageOnAHostDownloadsItIntoThePool() {
+        fixture.create("proxy-1");
+
+        assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isEqualTo(1);
+        FakeLibvirtHost.VolumeRecord base = host.volume(POOL, BASE_VOLUME);
+        assertThat(base.content).isEqualTo(IMAGE_BYTES);
+        assertThat(base.capacity).as("capacity from Content-Length").isEqualTo(IMAGE_BYTES.length);
+        assertThat(host.callCounts()).containsEntry("refreshPool", 1);
+        assertThat(host.volume(POOL, BASE_MARKER)).as("completeness marker").isNotNull();
+        assertThat(fixture.context.progressDescriptions())
+                .containsExactly("downloading image debian-12 to host host-1 (" + IMAGE_BYTES.length + " bytes)");
+        assertThat(fixture.context.progressBytes()).isEqualTo(IMAGE_BYTES.length);
+        assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER, "proxy-1.qcow2",
+                "proxy-1.seed.iso");
+    }
+
+    @Test
+    void laterCreatesReuseTheCachedBaseImage() {
+        fixture.create("proxy-1");
+
+        fixture.create("proxy-2");
+
+        assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isEqualTo(1);
+        assertThat(host.volume(POOL, "proxy-2.qcow2").parsed().text("/volume/backingStore/path"))
+                .endsWith("/debian-12.base.qcow2");
+    }
+
+    @Test
+    void aCachedBaseImageIsNotDownloadedAgain() {
+        fixture.cacheBaseImage();
+
+        fixture.create("proxy-1");
+
+        assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isZero();
+        assertThat(host.volume(POOL, "proxy-1.qcow2").parsed().text("/volume/backingStore/path"))
+                .isEqualTo("/var/lib/libvirt/egress-test/debian-12.base.qcow2");
+    }
+
+    @Test
+    void aRawImageIsCachedUnderItsOwnNameAndBacksTheOverlayAsRaw() {
+        fixture.provider.create(KvmFixture.request("proxy-1", new Placement("host-1", "large", KvmFixture.RAW_IMAGE)),
+                KvmFixture.deadline());
+
+        assertThat(host.volumeNames(POOL)).contains("alpine-raw.base.raw", "alpine-raw.base.raw.complete");
+        ParsedXml overlay = host.volume(POOL, "proxy-1.qcow2").parsed();
+        assertThat(overlay.text("/volume/backingStore/path"))
+                .isEqualTo("/var/lib/libvirt/egress-test/alpine-raw.base.raw");
+        assertThat(overlay.text("/volume/backingStore/format/@type")).isEqualTo("raw");
+    }
+
+    @Test
+    void anImageThatIsNotConfiguredNamesTheConfiguredOnes() {
+        ProviderException error = catchProviderException(() -> fixture.provider.create(
+                KvmFixture.request("proxy-1", new Placement("host-1", "small", "windows")), KvmFixture.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.operation()).isEqualTo(Operation.CREATE);
+        assertThat(error.instanceId()).isEqualTo("proxy-1");
+        assertThat(error.detail()).isEqualTo("placement.image 'windows' is not configured: use one of [debian-12,"
+                + " alpine-raw], or add it to images of provider entry 'kvm-test'");
+        assertThat(fixture.connections.callCount()).isZero();
+    }
+
+    @Test
+    void aUefiHostBootsEveryVmWithUefi() {
+        try (KvmFixture uefi = KvmFixture.withHost(new KvmHost("host-1", "127.0.0.1", null, null, null,
+                KvmFixture.POOL, "br0", "kvm", null, "uefi", null, null))) {
+            uefi.cacheBaseImage();
+
+            uefi.create("proxy-1");
+
+            ParsedXml xml = uefi.host().domain("proxy-1").parsed();
+            assertThat(xml.text("/domain/os/loader")).isEqualTo("/usr/share/OVMF/OVMF_CODE_4M.fd");
+            assertThat(xml.text("/domain/os/nvram/@template")).isEqualTo("/usr/share/OVMF/OVMF_VARS_4M.fd");
+        }
+    }
+
+    @Test
+    void aBiosHostBootsEveryVmWithBios() {
+        fixture.cacheBaseImage();
+
+        fixture.create("proxy-1");
+
+        assertThat(host.domain("proxy-1").parsed().count("/domain/os/loader | /domain/os/nvram")).isZero();
+    }
+}
