@@ -3,7 +3,6 @@ package dev.egressproxies.kvm.common.image;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.spi.ProgressReporter;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
@@ -22,7 +21,8 @@ import java.util.Objects;
  *
  * <p>Time: the body must end within the {@link TransferBudget}'s body limit and before the
  * caller's {@link Deadline}; a watchdog closes it when either passes, which also ends a body that
- * stalls. A read on an interrupted thread fails at once.
+ * stalls. A read on an interrupted thread fails at once, and so does one blocked on the body when its
+ * thread is interrupted.
  *
  * <p>Failure semantics: every failure is an {@link ImageFetchException} (classified TRANSIENT or
  * PERMANENT, with a message that names the image by its {@link RedactedUrl} and says what to do),
@@ -66,27 +66,23 @@ public final class ImageFetcher {
     public FetchResult fetch(ImageSource source, String description, Deadline deadline, ImageConsumer consumer) {
         FetchFailures failures = FetchFailures.of(source.url());
         TransferClock clock = TransferClock.forTransfer(deadline, budget);
-        HttpResponse<InputStream> response = ImageRequests.send(client, source.url(), "GET", clock, failures);
-        InputStream body = response.body();
+        HttpResponse<BodyStream> response = ImageRequests.send(client, source.url(), "GET", clock, failures);
+        BodyStream body = response.body();
         try {
             long length = ResponseClassifier.publishedLength(response, failures);
             return transfer(source, description, clock, failures, body, length, consumer);
         } finally {
             // Also ends reads another thread may still make, when the consumer handed the stream on.
-            ImageRequests.closeQuietly(body);
+            body.close();
         }
     }
 
     private FetchResult transfer(ImageSource source, String description, TransferClock clock, FetchFailures failures,
-                                 InputStream body, long length, ImageConsumer consumer) {
+                                 BodyStream body, long length, ImageConsumer consumer) {
         FailureLatch latch = new FailureLatch();
         try (ProgressReporter.Progress shown = progress.begin(description, length)) {
             PublishedBytes published = new PublishedBytes(body, length, source.sha256(), shown, latch, failures);
-            Runnable timeUp = () -> {
-                latch.record(clock.timeUp(failures, "after " + published.progressText() + " arrived", null));
-                ImageRequests.closeQuietly(body);
-            };
-            BodyWatchdog watchdog = BodyWatchdog.arm(clock.remaining(), timeUp);
+            BodyWatchdog watchdog = BodyWatchdog.start(clock, published, body, latch, failures);
             try {
                 ContentStream content = open(source, published, latch, failures);
                 deliver(consumer, content, latch);

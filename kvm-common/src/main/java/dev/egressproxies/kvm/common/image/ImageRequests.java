@@ -2,7 +2,6 @@ package dev.egressproxies.kvm.common.image;
 
 import dev.egressproxies.kvm.common.image.ImageFetchException.Reason;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpClient;
@@ -31,11 +30,11 @@ final class ImageRequests {
 
     /**
      * Sends a {@code method} request for {@code url} and returns once the response headers are in;
-     * the body, not yet read, is the caller's to read and close.
+     * the body, not yet read, is the caller's to read and close (closing it stops the download).
      *
      * @throws ImageFetchException when no response arrives
      */
-    static HttpResponse<InputStream> send(HttpClient client, URI url, String method, TransferClock clock,
+    static HttpResponse<BodyStream> send(HttpClient client, URI url, String method, TransferClock clock,
                                           FetchFailures failures) {
         clock.checkStart(failures);
         HttpRequest request = HttpRequest.newBuilder(withoutUserInformation(url))
@@ -44,7 +43,7 @@ final class ImageRequests {
                 .timeout(atLeastShortest(clock.remaining()))
                 .build();
         try {
-            return client.send(request, HttpResponse.BodyHandlers.ofInputStream());
+            return client.send(request, BodyStream.handler());
         } catch (HttpTimeoutException timeout) {
             throw clock.timeUp(failures, "while waiting for the server to answer", timeout);
         } catch (IOException unreachable) {
@@ -53,18 +52,6 @@ final class ImageRequests {
                     + " machine, then retry", unreachable);
         } catch (InterruptedException interrupted) {
             throw failures.interrupted("interrupted while waiting for " + failures.url() + " to answer", interrupted);
-        }
-    }
-
-    /**
-     * Closes a response body, which also ends a read blocked on it; a body that fails to close
-     * belongs to a response that is over either way.
-     */
-    static void closeQuietly(InputStream body) {
-        try {
-            body.close();
-        } catch (IOException ignored) {
-            // Nothing more to release.
         }
     }
 

@@ -1,7 +1,6 @@
 package dev.egressproxies.kvm.common.image;
 
 import dev.egressproxies.api.Deadline;
-import java.io.InputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.util.Objects;
@@ -40,14 +39,14 @@ public final class ImageSizeProbe {
     public long publishedBytes(ImageSource source, Deadline deadline) {
         FetchFailures failures = FetchFailures.of(source.url());
         TransferClock clock = TransferClock.forProbe(deadline);
-        HttpResponse<InputStream> head = ImageRequests.send(client, source.url(), "HEAD", clock, failures);
-        ImageRequests.closeQuietly(head.body());
+        HttpResponse<BodyStream> head = ImageRequests.send(client, source.url(), "HEAD", clock, failures);
+        head.body().close();
         if (!headCannotTell(head)) {
             return ResponseClassifier.publishedLength(head, failures);
         }
-        HttpResponse<InputStream> get = ImageRequests.send(client, source.url(), "GET", clock, failures);
+        HttpResponse<BodyStream> get = ImageRequests.send(client, source.url(), "GET", clock, failures);
         // Only the headers matter: closing the body at once stops the download.
-        ImageRequests.closeQuietly(get.body());
+        get.body().close();
         return ResponseClassifier.publishedLength(get, failures);
     }
 

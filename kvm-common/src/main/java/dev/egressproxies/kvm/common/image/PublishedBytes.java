@@ -113,7 +113,7 @@ final class PublishedBytes extends InputStream {
         } catch (IOException broken) {
             // A watchdog that closed the body recorded why first; that is the failure to report.
             latch.throwIfRecorded();
-            if (Thread.currentThread().isInterrupted() || broken.getCause() instanceof InterruptedException) {
+            if (Thread.currentThread().isInterrupted() || broken instanceof java.io.InterruptedIOException) {
                 throw latch.record(failures.interrupted("interrupted after " + progressText() + " arrived from "
                         + failures.url(), broken));
             }
