@@ -53,6 +53,7 @@ final class FetchFailures {
 
     private ImageFetchException create(ErrorKind kind, Reason reason, String message, Throwable cause) {
         Throwable redacted = cause instanceof ImageFetchException own ? own : RedactedCause.of(cause, secrets);
-        return new ImageFetchException(kind, reason, secrets.scrub(message), redacted);
+        // The message is the pipeline's own, built from the redacted URL and scrubbed foreign text.
+        return new ImageFetchException(kind, reason, message, redacted);
     }
 }

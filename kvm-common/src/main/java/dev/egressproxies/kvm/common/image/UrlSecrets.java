@@ -10,8 +10,9 @@ import java.util.List;
  * and the means to blank them out of text the pipeline did not write itself, such as the message
  * of an exception the HTTP client or a decoder threw.
  *
- * <p>The pipeline's own messages never contain these parts in the first place; this is the second
- * line of defence for foreign text.
+ * <p>The pipeline's own messages never contain these parts in the first place (they name the image
+ * by its {@link RedactedUrl}); this is for foreign text only, which it may mangle a little where a
+ * secret is a common word.
  */
 final class UrlSecrets {
     /** What stands in for a blanked-out part. */
@@ -36,8 +37,8 @@ final class UrlSecrets {
         addUserInformation(parts, url.getUserInfo());
         addPath(parts, url.getRawPath());
         addPath(parts, url.getPath());
-        parts.add(url.getRawQuery());
-        parts.add(url.getQuery());
+        addQuery(parts, url.getRawQuery());
+        addQuery(parts, url.getQuery());
         parts.add(url.getRawFragment());
         parts.add(url.getFragment());
         List<String> secrets = parts.stream()
@@ -70,6 +71,21 @@ final class UrlSecrets {
         if (colon >= 0) {
             parts.add(userInformation.substring(0, colon));
             parts.add(userInformation.substring(colon + 1));
+        }
+    }
+
+    private static void addQuery(List<String> parts, String query) {
+        if (query == null) {
+            return;
+        }
+        parts.add(query);
+        // Each parameter and its value too: a message may quote one signed parameter alone.
+        for (String parameter : query.split("&")) {
+            parts.add(parameter);
+            int equals = parameter.indexOf('=');
+            if (equals >= 0) {
+                parts.add(parameter.substring(equals + 1));
+            }
         }
     }
 

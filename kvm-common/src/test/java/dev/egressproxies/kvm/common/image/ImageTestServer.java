@@ -27,6 +27,8 @@ final class ImageTestServer implements AutoCloseable {
         void respond(HttpExchange exchange) throws IOException;
     }
 
+    private static final int SLICE = 64 * 1024;
+
     private final HttpServer server;
     private final ExecutorService threads = Executors.newCachedThreadPool();
     private final Map<String, Answer> answers = new ConcurrentHashMap<>();
@@ -62,7 +64,7 @@ final class ImageTestServer implements AutoCloseable {
             }
             exchange.sendResponseHeaders(200, content.length);
             try (OutputStream body = exchange.getResponseBody()) {
-                body.write(content);
+                writeInSlices(body, content);
             }
         });
     }
@@ -237,6 +239,16 @@ final class ImageTestServer implements AutoCloseable {
             closing.await(60, TimeUnit.SECONDS);
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Writes {@code content} a slice at a time: the JDK's server copies a large array written in one
+     * call into buffers of its own while the client is slow, which would show as the pipeline's heap.
+     */
+    private static void writeInSlices(OutputStream body, byte[] content) throws IOException {
+        for (int offset = 0; offset < content.length; offset += SLICE) {
+            body.write(content, offset, Math.min(SLICE, content.length - offset));
         }
     }
 
