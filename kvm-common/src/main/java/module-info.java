@@ -2,9 +2,10 @@
  * What the KVM backends share: the SSH tunnel that forwards a hypervisor's libvirt socket, the
  * libvirt adapter (libvirt-java over JNA) and the pool of host connections, the local unix-socket
  * dialer, the domain and volume XML, the NoCloud seed ISO that hands cloud-init its configuration
- * (written in-process by a small ECMA-119 plus Joliet writer), the host settings both backends'
- * configurations hold, and the instance engine (create, get, delete, listManaged) a backend plugs
- * its base-image strategy into.
+ * (written in-process by a small ECMA-119 plus Joliet writer), the image fetch pipeline that
+ * streams a published (possibly compressed) image over HTTP into a volume upload, the host
+ * settings both backends' configurations hold, and the instance engine (create, get, delete,
+ * listManaged) a backend plugs its base-image strategy into.
  */
 module dev.egressproxies.kvm.common {
     requires transitive dev.egressproxies.api;
@@ -16,6 +17,11 @@ module dev.egressproxies.kvm.common {
     // libvirt-java's POM marks JNA "provided" and an automatic module declares no dependencies,
     // so JNA enters the module graph only through this line.
     requires com.sun.jna;
+    requires org.apache.commons.compress;
+    // Commons Compress declares its xz and zstd decoders "requires static", so they enter the
+    // module graph only through these lines; without them xz and zstd images fail at run time.
+    requires org.tukaani.xz;
+    requires com.github.luben.zstd_jni;
 
     exports dev.egressproxies.kvm.common.seed;
     exports dev.egressproxies.kvm.common.libvirt;
@@ -23,6 +29,7 @@ module dev.egressproxies.kvm.common {
     exports dev.egressproxies.kvm.common.ssh;
     exports dev.egressproxies.kvm.common.local;
     exports dev.egressproxies.kvm.common.xml;
+    exports dev.egressproxies.kvm.common.image;
     exports dev.egressproxies.kvm.common.config;
     exports dev.egressproxies.kvm.common.instance;
 
