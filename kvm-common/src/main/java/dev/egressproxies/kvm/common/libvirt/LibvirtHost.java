@@ -87,6 +87,17 @@ public interface LibvirtHost {
     void uploadVolume(StorageVolume volume, InputStream data, long length);
 
     /**
+     * Streams {@code data} into the volume from its start until {@code data} ends, for an image
+     * whose length is not known before it arrives (a decompressed one). A file volume grows past its
+     * declared capacity as needed; a pool refresh afterwards makes libvirt read its real size.
+     *
+     * @return the number of bytes uploaded
+     * @throws UploadSourceException when {@code data} fails; the upload was aborted and the volume
+     *                               holds a partial write
+     */
+    long uploadVolumeUntilEnd(StorageVolume volume, InputStream data);
+
+    /**
      * Reads a volume's first bytes, at most {@code maximumBytes} (fewer when the volume is
      * smaller); for small volumes such as markers, never for images.
      */

@@ -236,6 +236,12 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
     }
 
     @Override
+    public long uploadVolumeUntilEnd(StorageVolume volume, InputStream data) {
+        StorageVol target = unwrap(volume).volume();
+        return connection.call(connect -> VolumeTransfer.uploadUntilEnd(connect, target, data));
+    }
+
+    @Override
     public byte[] downloadVolume(StorageVolume volume, int maximumBytes) {
         StorageVol target = unwrap(volume).volume();
         return connection.call(connect -> VolumeTransfer.download(connect, target, maximumBytes));

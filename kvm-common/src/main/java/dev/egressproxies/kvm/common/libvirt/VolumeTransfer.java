@@ -58,6 +58,35 @@ final class VolumeTransfer {
         }
     }
 
+    /**
+     * Streams {@code data} into the volume from its start until it ends; returns the byte count.
+     * libvirt reads a length of zero as "no limit".
+     */
+    static long uploadUntilEnd(Connect connect, StorageVol volume, InputStream data)
+            throws org.libvirt.LibvirtException {
+        Stream stream = connect.streamNew(0);
+        boolean finished = false;
+        try {
+            volume.upload(stream, 0, 0, 0);
+            OutputStream out = Channels.newOutputStream(stream);
+            byte[] chunk = new byte[CHUNK_BYTES];
+            long sent = 0;
+            int read;
+            while ((read = readSome(data, chunk, sent)) > 0) {
+                write(out, chunk, read);
+                sent += read;
+            }
+            stream.finish();
+            finished = true;
+            return sent;
+        } finally {
+            if (!finished) {
+                abortQuietly(stream);
+            }
+            freeQuietly(stream);
+        }
+    }
+
     /** Reads the volume's first bytes, at most {@code maximumBytes}. */
     static byte[] download(Connect connect, StorageVol volume, int maximumBytes) throws org.libvirt.LibvirtException {
         if (maximumBytes < 0) {
@@ -101,6 +130,16 @@ final class VolumeTransfer {
                     + " bytes announced; the upload was aborted", null);
         }
         return read;
+    }
+
+    /** Fills as much of {@code chunk} as {@code data} gives before it ends; 0 at its end. */
+    private static int readSome(InputStream data, byte[] chunk, long sent) {
+        try {
+            return data.readNBytes(chunk, 0, chunk.length);
+        } catch (IOException e) {
+            throw new UploadSourceException("reading the data to upload failed after " + sent + " bytes: "
+                    + e.getMessage(), e);
+        }
     }
 
     private static void write(OutputStream out, byte[] chunk, int length) throws org.libvirt.LibvirtException {

@@ -134,6 +134,21 @@ class LibvirtJavaHostIT {
         }
 
         @Test
+        void uploadsDataOfUnknownLengthPastTheDeclaredCapacity() {
+            byte[] data = new byte[2 * 1024 * 1024 + 5];
+            new Random(7).nextBytes(data);
+            String name = leftovers.volume(TestStack.uniqueName("unsized"));
+            StorageVolume volume = libvirt.createVolume(pool, VolumeXml.raw(name, 4096));
+
+            long sent = libvirt.uploadVolumeUntilEnd(volume, new ByteArrayInputStream(data));
+            libvirt.refreshPool(pool);
+
+            assertThat(sent).isEqualTo(data.length);
+            StorageVolume refreshed = libvirt.lookupVolume(pool, name).orElseThrow();
+            assertThat(libvirt.downloadVolume(refreshed, data.length + 100)).isEqualTo(data);
+        }
+
+        @Test
         void aDownloadIsCappedAtTheVolumeEnd() {
             byte[] data = "a marker digest".getBytes(StandardCharsets.US_ASCII);
             String name = leftovers.volume(TestStack.uniqueName("marker"));

@@ -385,27 +385,20 @@ public final class FakeLibvirtHost implements LibvirtHost {
 
     @Override
     public void uploadVolume(StorageVolume handle, InputStream data, long length) {
-        synchronized (this) {
-            enter("uploadVolume");
-            requireVolume(handle);
-        }
-        byte[] content;
-        try {
-            // Read outside the lock: a download may take long, and other calls must go on meanwhile.
-            content = data.readNBytes((int) Math.min(length, Integer.MAX_VALUE));
-        } catch (IOException broken) {
-            // As the adapter does: the upload is aborted and says its source failed.
-            throw new UploadSourceException("the upload's source failed: " + broken, broken);
-        }
-        synchronized (this) {
-            requireVolume(handle).content = content;
-        }
+        byte[] content = upload("uploadVolume", handle, data, (int) Math.min(length, Integer.MAX_VALUE));
         if (content.length < length) {
             // As the adapter does: an upload whose source ends early is aborted; the partial write stays.
             throw new UploadSourceException("the upload's source ended after " + content.length + " of " + length
                     + " bytes", null);
         }
         afterCall("uploadVolume");
+    }
+
+    @Override
+    public long uploadVolumeUntilEnd(StorageVolume handle, InputStream data) {
+        byte[] content = upload("uploadVolumeUntilEnd", handle, data, Integer.MAX_VALUE);
+        afterCall("uploadVolumeUntilEnd");
+        return content.length;
     }
 
     @Override
@@ -442,6 +435,26 @@ public final class FakeLibvirtHost implements LibvirtHost {
         if (queued != null && !queued.isEmpty()) {
             throw queued.poll();
         }
+    }
+
+    /** Reads up to {@code maximum} bytes of {@code data} into the volume, outside the lock. */
+    private byte[] upload(String method, StorageVolume handle, InputStream data, int maximum) {
+        synchronized (this) {
+            enter(method);
+            requireVolume(handle);
+        }
+        byte[] content;
+        try {
+            // Read outside the lock: a download may take long, and other calls must go on meanwhile.
+            content = data.readNBytes(maximum);
+        } catch (IOException broken) {
+            // As the adapter does: the upload is aborted and says its source failed.
+            throw new UploadSourceException("the upload's source failed: " + broken, broken);
+        }
+        synchronized (this) {
+            requireVolume(handle).content = content;
+        }
+        return content;
     }
 
     private void afterCall(String method) {
