@@ -1,0 +1,195 @@
+package dev.egressproxies.kvm2;
+
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.api.PreflightCheck;
+import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.image.FetchResult;
+import dev.egressproxies.kvm.common.image.ImageFetchException;
+import dev.egressproxies.kvm.common.image.ImageSizeProbe;
+import dev.egressproxies.kvm.common.instance.BaseImageStrategy;
+import dev.egressproxies.kvm.common.instance.Call;
+import dev.egressproxies.kvm.common.instance.HostCaller;
+import dev.egressproxies.kvm.common.instance.HostPreflight;
+import dev.egressproxies.kvm.common.instance.KeyedLocks;
+import dev.egressproxies.kvm.common.instance.LibvirtSteps;
+import dev.egressproxies.kvm.common.instance.Pools;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
+import dev.egressproxies.kvm.common.libvirt.PoolInfo;
+import dev.egressproxies.kvm.common.libvirt.StoragePool;
+import dev.egressproxies.kvm2.config.CatalogueImage;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.trace.SpanKind;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code kvm2} backend's base images: a digest-pinned cache per host of the images placements
+ * name (catalogue keys or URLs, see {@link ImageCatalogue}), with a quota precheck before anything
+ * is written.
+ *
+ * <p>For a create whose domain does not exist yet:
+ * <ol>
+ *   <li>within the engine's first host call ({@link #cachedPath}): the pool must run (else
+ *       PERMANENT); a complete base ({@link CachedBase}) is used when the overlay and the seed
+ *       reserve fit into the pool (else QUOTA_EXCEEDED); a marker with another digest than the
+ *       configured one is PERMANENT;
+ *   <li>otherwise ({@link #ensure}), holding the lock of (host, base volume), which a caller waits
+ *       for only until its deadline: the base is looked at again and whatever an interrupted earlier
+ *       fetch left is removed (a concurrent create may have fetched it meanwhile); the image's size
+ *       is probed (HEAD, or a GET closed at once) within the per-call budget; the image, overlay and
+ *       seed reserve must fit into the pool's available bytes; then the image is fetched over a
+ *       connection of its own ({@link BaseImageTransfer}), the pool refreshed, and the marker
+ *       written last. Every failure between the base's creation and the marker removes the base.
+ * </ol>
+ * N concurrent creates from one uncached image on one host thus fetch it once. The lock is per
+ * process; two processes fetching one image at once collide on the base volume's creation, and the
+ * second is told to retry.
+ */
+final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
+    private static final Logger LOG = LoggerFactory.getLogger(DigestPinnedImages.class);
+
+    private final ImageCatalogue catalogue;
+    private final HostCaller hosts;
+    private final ImageSizeProbe probe;
+    private final Duration rpcBudget;
+    private final PoolSpace space;
+    private final BaseImageTransfer transfer;
+    private final BaseImageDiscard discard;
+    private final Kvm2Telemetry telemetry;
+    private final KeyedLocks locks = new KeyedLocks();
+
+    DigestPinnedImages(ImageCatalogue catalogue, HostCaller hosts, ImageSizeProbe probe, Duration rpcBudget,
+                       PoolSpace space, BaseImageTransfer transfer, BaseImageDiscard discard,
+                       Kvm2Telemetry telemetry) {
+        this.catalogue = catalogue;
+        this.hosts = hosts;
+        this.probe = probe;
+        this.rpcBudget = rpcBudget;
+        this.space = space;
+        this.transfer = transfer;
+        this.discard = discard;
+        this.telemetry = telemetry;
+    }
+
+    @Override
+    public Kvm2Image resolve(String image, HostSettings host, Call call) {
+        return catalogue.resolve(image, call);
+    }
+
+    @Override
+    public Optional<String> cachedPath(LibvirtHost libvirt, StoragePool pool, HostSettings host, Kvm2Image image,
+                                       Call call) {
+        PoolInfo info = Pools.requireRunning(libvirt, pool, host, call);
+        Optional<String> path = CachedBase.inspect(libvirt, pool, host, image, call).completePath();
+        if (path.isPresent()) {
+            space.require(info, 0, host, call);
+        }
+        return path;
+    }
+
+    @Override
+    public String ensure(HostSettings host, Kvm2Image image, Call call) {
+        String what = "another create fetching image " + image.label() + " to host '" + host.name() + "'";
+        return locks.withLock(host.name() + "/" + image.volume(), call, what, () -> {
+            Optional<String> cached = hosts.call(host, call, libvirt -> {
+                StoragePool pool = Pools.require(libvirt, host, call);
+                PoolInfo info = Pools.requireRunning(libvirt, pool, host, call);
+                Optional<String> complete = CachedBase.inspect(libvirt, pool, host, image, call)
+                        .completeOrCleared(libvirt, host);
+                if (complete.isPresent()) {
+                    space.require(info, 0, host, call);
+                }
+                return complete;
+            });
+            if (cached.isPresent()) {
+                return cached.get();
+            }
+            long publishedBytes = publishedBytes(image, call);
+            hosts.call(host, call, libvirt -> {
+                StoragePool pool = Pools.require(libvirt, host, call);
+                space.require(Pools.requireRunning(libvirt, pool, host, call), publishedBytes, host, call);
+                return null;
+            });
+            return fetch(host, image, publishedBytes, call);
+        });
+    }
+
+    /** Every catalogue image can be fetched: a size probe per image, nothing downloaded. */
+    @Override
+    public List<PreflightCheck> preflight(Call call) {
+        List<PreflightCheck> checks = new ArrayList<>();
+        for (Map.Entry<String, CatalogueImage> entry : catalogue.entries().entrySet()) {
+            Kvm2Image image = catalogue.resolve(entry.getKey(), call);
+            checks.add(HostPreflight.check("image " + entry.getKey() + " at " + image.source().redactedUrl(),
+                    () -> "fetchable, " + publishedBytes(image, call) + " bytes as published ("
+                            + image.format().xmlName() + ", compression "
+                            + image.source().compression().configName()
+                            + (image.pinned() ? ", sha256 pinned" : ", no sha256 pinned") + ")"));
+        }
+        return checks;
+    }
+
+    /** The published file's size, probed within the per-call budget. */
+    private long publishedBytes(Kvm2Image image, Call call) {
+        call.checkDeadline();
+        Deadline deadline = call.deadline().within(rpcBudget);
+        try {
+            return probe.publishedBytes(image.source(), deadline);
+        } catch (ImageFetchException failure) {
+            throw ImageFailures.translate(failure, call);
+        }
+    }
+
+    /** Fetches the image, then refreshes the pool and writes the marker, under the download span. */
+    private String fetch(HostSettings host, Kvm2Image image, long publishedBytes, Call call) {
+        Attributes attributes = Attributes.builder()
+                .put(Kvm2Telemetry.HOST, host.name())
+                .put(Kvm2Telemetry.VOLUME, image.volume())
+                .put(Kvm2Telemetry.URL_HOST, image.source().redactedUrl().host())
+                .put(Kvm2Telemetry.SHA256_CONFIGURED, image.pinned())
+                .build();
+        return telemetry.inSpan("kvm2.download", SpanKind.CLIENT, attributes, () -> {
+            long started = System.nanoTime();
+            FetchResult fetched = transfer.fetch(host, image, publishedBytes, call);
+            String path = mark(host, image, fetched, call);
+            LOG.info("fetched image {} into base volume {} on host {}: {} bytes as published, {} as image, sha256 {},"
+                    + " in {} ms", image.label(), image.volume(), host.name(), fetched.publishedBytes(),
+                    fetched.decompressedBytes(), fetched.sha256(), (System.nanoTime() - started) / 1_000_000);
+            return new Fetched(path, fetched);
+        }, done -> {
+            if (done.result() != null) {
+                done.span().setAttribute(Kvm2Telemetry.BYTES, done.result().result().publishedBytes());
+                done.span().setAttribute(Kvm2Telemetry.IMAGE_BYTES, done.result().result().decompressedBytes());
+            }
+        }).path();
+    }
+
+    /** The base's path, once the pool was refreshed and the marker written; removes the base on failure. */
+    private String mark(HostSettings host, Kvm2Image image, FetchResult fetched, Call call) {
+        try {
+            return hosts.call(host, call, libvirt -> {
+                StoragePool pool = Pools.require(libvirt, host, call);
+                LibvirtSteps.run("refreshing storage pool " + host.pool() + " after the upload",
+                        () -> libvirt.refreshPool(pool));
+                CachedBase.writeMarker(libvirt, pool, image, fetched.sha256());
+                return LibvirtSteps.step("looking up base image volume " + image.volume(),
+                        () -> libvirt.lookupVolume(pool, image.volume()))
+                        .orElseThrow(() -> call.transientFailure("base image volume " + image.volume()
+                                + " vanished right after it was fetched, so something removed it; retry", null))
+                        .path();
+            });
+        } catch (RuntimeException failure) {
+            discard.discard(host, image.volume(), call, failure);
+            throw failure;
+        }
+    }
+
+    /** A fetched base's path and what the fetch delivered. */
+    private record Fetched(String path, FetchResult result) {
+    }
+}

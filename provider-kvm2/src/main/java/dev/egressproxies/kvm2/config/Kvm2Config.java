@@ -1,0 +1,87 @@
+package dev.egressproxies.kvm2.config;
+
+import dev.egressproxies.kvm.common.config.ConfigChecks;
+import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.config.MachineSize;
+import dev.egressproxies.kvm.common.config.SshAccess;
+import dev.egressproxies.kvm.common.seed.NoCloudSeed;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The settings of one {@code kvm2} provider entry: the hypervisors it places VMs on, the machine
+ * types placements may name, the image catalogue (placements may also name an http(s) URL), how it
+ * logs in to the hosts over SSH, and its time budgets.
+ * <pre>{@code
+ * providers:
+ *   - name: kvm2-a
+ *     type: kvm2
+ *     hosts:                              # at least one; see HostSettings for every setting
+ *       - {name: host-1, address: 10.0.0.5, bridge: br0}
+ *     machineTypes:                       # at least one
+ *       small: {vcpus: 1, memoryMiB: 512}
+ *     images:                             # optional; see CatalogueImage for every setting
+ *       debian-12: {url: https://.../debian-12-genericcloud-amd64.qcow2, sha256: 0f1e..., firmware: bios}
+ *     diskSizeGb: 10                      # default 10: each VM's disk, in GiB
+ *     vendorData: "#cloud-config ..."     # default: installs the QEMU guest agent
+ *     sshKeyFile: /etc/egress/kvm/id_ed25519      # required
+ *     knownHostsFile: /etc/egress/kvm/known_hosts # required unless insecureIgnoreHostKey
+ *     insecureIgnoreHostKey: false        # default false; true accepts any host key (test machines only)
+ *     handshakeTimeout: 30s               # default 30s
+ *     keepaliveInterval: 15s              # default 15s
+ *     rpcBudget: 2m                       # default 2m: the longest one round of libvirt calls may take
+ *     transferBudget: 20m                 # default 20m: the longest one image fetch may take
+ * }</pre>
+ *
+ * @param hosts                 the hypervisors; their names are the zones, unique within the entry
+ * @param machineTypes          the machine types by name
+ * @param images                the image catalogue by key; the key (with the entry's name) names the
+ *                              cached base volume; empty when placements name URLs only
+ * @param diskSizeGb            the size of each VM's disk in GiB
+ * @param vendorData            the cloud-init vendor-data every VM gets; {@code ""} gives an empty
+ *                              file, absent gives {@link NoCloudSeed#DEFAULT_VENDOR_DATA}
+ * @param sshKeyFile            the private key that logs in to every host
+ * @param knownHostsFile        the OpenSSH known_hosts file the hosts' keys are checked against
+ * @param insecureIgnoreHostKey whether to accept any host key (test machines only)
+ * @param handshakeTimeout      the limit for connecting and logging in to a host
+ * @param keepaliveInterval     how often an idle connection is probed, so a dead link is noticed
+ * @param rpcBudget             the time limit of one round of libvirt calls (and of an image size
+ *                              probe), within the caller's deadline
+ * @param transferBudget        the time limit of one image fetch into a host's pool, within the
+ *                              caller's deadline; the HTTP body must end a little before it
+ */
+public record Kvm2Config(List<HostSettings> hosts, Map<String, MachineSize> machineTypes,
+                         Map<String, CatalogueImage> images, Integer diskSizeGb, String vendorData, Path sshKeyFile,
+                         Path knownHostsFile, Boolean insecureIgnoreHostKey, Duration handshakeTimeout,
+                         Duration keepaliveInterval, Duration rpcBudget, Duration transferBudget) {
+
+    /** Long enough for a loaded host's round of calls, dial included; short enough that a hung one is noticed. */
+    public static final Duration DEFAULT_RPC_BUDGET = Duration.ofMinutes(2);
+    /** Long enough for a few GiB over a slow mirror; a transfer that takes longer is better retried. */
+    public static final Duration DEFAULT_TRANSFER_BUDGET = Duration.ofMinutes(20);
+
+    /** Applies defaults and rejects settings that cannot work, naming the setting to fix and how. */
+    public Kvm2Config {
+        hosts = ConfigChecks.hosts(hosts, HostSettings::name);
+        machineTypes = ConfigChecks.named("machineTypes", machineTypes, "small: {vcpus: 1, memoryMiB: 512}");
+        images = images == null || images.isEmpty()
+                ? Map.of()
+                : ConfigChecks.named("images", images, "debian-12: {url: https://.../debian-12-genericcloud-amd64.qcow2}");
+        diskSizeGb = ConfigChecks.diskSizeGb(diskSizeGb);
+        vendorData = ConfigChecks.vendorData(vendorData);
+        SshAccess ssh = new SshAccess(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout,
+                keepaliveInterval);
+        insecureIgnoreHostKey = ssh.insecureIgnoreHostKey();
+        handshakeTimeout = ssh.handshakeTimeout();
+        keepaliveInterval = ssh.keepaliveInterval();
+        rpcBudget = ConfigChecks.positive("rpcBudget", rpcBudget, DEFAULT_RPC_BUDGET);
+        transferBudget = ConfigChecks.positive("transferBudget", transferBudget, DEFAULT_TRANSFER_BUDGET);
+    }
+
+    /** How the entry logs in to its hosts, as kvm-common's SSH tunnel takes it. */
+    public SshAccess sshAccess() {
+        return new SshAccess(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout, keepaliveInterval);
+    }
+}
