@@ -8,6 +8,7 @@ import dev.egressproxies.kvm.common.testing.FakeHostFleet;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.ImageServer;
 import dev.egressproxies.kvm.common.testing.Requests;
+import dev.egressproxies.kvm.common.testing.TestBytes;
 import dev.egressproxies.kvm.common.testing.TestProviderContext;
 import dev.egressproxies.kvm.config.KvmConfig;
 import dev.egressproxies.kvm.config.KvmHost;
@@ -36,7 +37,7 @@ final class KvmFixture implements AutoCloseable {
     static final String RAW_IMAGE_PATH = "/images/alpine.raw";
     static final String BASE_VOLUME = "debian-12.base.qcow2";
     static final String BASE_MARKER = "debian-12.base.qcow2.complete";
-    static final byte[] IMAGE_BYTES = pattern(256 * 1024 + 17);
+    static final byte[] IMAGE_BYTES = TestBytes.pattern(256 * 1024 + 17);
 
     final ImageServer server;
     final TestProviderContext context = new TestProviderContext();
@@ -122,13 +123,5 @@ final class KvmFixture implements AutoCloseable {
     public void close() {
         provider.close();
         server.close();
-    }
-
-    private static byte[] pattern(int length) {
-        byte[] bytes = new byte[length];
-        for (int index = 0; index < length; index++) {
-            bytes[index] = (byte) (index * 31 + index / 251);
-        }
-        return bytes;
     }
 }

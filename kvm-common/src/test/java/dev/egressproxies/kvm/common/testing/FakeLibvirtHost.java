@@ -14,6 +14,8 @@ import dev.egressproxies.kvm.common.libvirt.StorageVolume;
 import dev.egressproxies.kvm.common.libvirt.UploadSourceException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -100,10 +103,12 @@ public final class FakeLibvirtHost implements LibvirtHost {
     private final Map<String, DomainRecord> domains = new LinkedHashMap<>();
     private final Map<String, Map<String, VolumeRecord>> pools = new LinkedHashMap<>();
     private final Map<String, Boolean> poolRunning = new HashMap<>();
+    private final Map<String, Long> poolCapacity = new HashMap<>();
     private final Map<String, Deque<RuntimeException>> failures = new HashMap<>();
     private final Map<String, Deque<Runnable>> afterHooks = new HashMap<>();
     private final Map<String, Integer> calls = new TreeMap<>();
     private final List<String> callLog = new ArrayList<>();
+    private final List<String> linkCalls = new CopyOnWriteArrayList<>();
 
     public FakeLibvirtHost(String hostName) {
         this.hostName = hostName;
@@ -126,6 +131,36 @@ public final class FakeLibvirtHost implements LibvirtHost {
     /** Marks a pool as defined but not running. */
     public synchronized void stopPool(String pool) {
         poolRunning.put(pool, false);
+    }
+
+    /** Sets a pool's size; its available bytes are that less its volumes' capacities. */
+    public synchronized FakeLibvirtHost withPoolCapacity(String pool, long bytes) {
+        poolCapacity.put(pool, bytes);
+        return this;
+    }
+
+    /**
+     * This host as seen through one connection: every call is also logged as {@code link:method}
+     * ({@link #linkCalls()}), so tests see which connection did what.
+     */
+    public LibvirtHost through(String link) {
+        return (LibvirtHost) Proxy.newProxyInstance(LibvirtHost.class.getClassLoader(),
+                new Class<?>[] {LibvirtHost.class}, (proxy, method, arguments) -> {
+                    if (method.getDeclaringClass() == Object.class) {
+                        return method.invoke(this, arguments);
+                    }
+                    linkCalls.add(link + ":" + method.getName());
+                    try {
+                        return method.invoke(this, arguments);
+                    } catch (InvocationTargetException thrown) {
+                        throw thrown.getCause();
+                    }
+                });
+    }
+
+    /** The calls made through {@link #through} views, as {@code link:method}, in order. */
+    public List<String> linkCalls() {
+        return List.copyOf(linkCalls);
     }
 
     /** Removes a pool and its volumes. */
@@ -215,10 +250,13 @@ public final class FakeLibvirtHost implements LibvirtHost {
 
     @Override
     public Optional<Domain> lookupDomain(String name) {
+        Optional<Domain> found;
         synchronized (this) {
             enter("lookupDomain");
-            return Optional.ofNullable(domains.get(name)).map(domain -> (Domain) new DomainHandle(domain.name));
+            found = Optional.ofNullable(domains.get(name)).map(domain -> (Domain) new DomainHandle(domain.name));
         }
+        afterCall("lookupDomain");
+        return found;
     }
 
     @Override
@@ -338,14 +376,17 @@ public final class FakeLibvirtHost implements LibvirtHost {
         enter("poolInfo");
         Map<String, VolumeRecord> volumes = requirePool(pool);
         long allocated = volumes.values().stream().mapToLong(volume -> volume.capacity).sum();
-        long capacity = 100L << 30;
+        long capacity = poolCapacity.getOrDefault(pool.name(), 100L << 30);
         return new PoolInfo(poolRunning.get(pool.name()), capacity, allocated, capacity - allocated);
     }
 
     @Override
-    public synchronized void refreshPool(StoragePool pool) {
-        enter("refreshPool");
-        requirePool(pool);
+    public void refreshPool(StoragePool pool) {
+        synchronized (this) {
+            enter("refreshPool");
+            requirePool(pool);
+        }
+        afterCall("refreshPool");
     }
 
     @Override

@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A loopback HTTP server for image downloads, with answers a test arranges per path: an image
- * with or without Content-Length, a status code, a body cut off early, or one that stalls.
+ * with or without Content-Length, a status code, a body cut off early, or one that stalls. A HEAD
+ * to an image's path is answered at once with the length a GET declares.
  */
 public final class ImageServer implements AutoCloseable {
     /** How a path answers. */
@@ -45,16 +46,13 @@ public final class ImageServer implements AutoCloseable {
     /** Serves {@code content} with its Content-Length; HEAD answers with the length only. */
     public ImageServer serve(String path, byte[] content) {
         answers.put(path, exchange -> {
-            if (isHead(exchange)) {
-                // A HEAD answer declares the length it would send; this server needs it set by hand.
-                exchange.getResponseHeaders().set("Content-length", Long.toString(content.length));
+            if (answeredHead(exchange, content.length)) {
+                return;
             }
             // -1 sends "Content-Length: 0"; 0 would mean chunked to this server.
-            exchange.sendResponseHeaders(200, isHead(exchange) || content.length == 0 ? -1 : content.length);
-            if (!isHead(exchange)) {
-                try (OutputStream body = exchange.getResponseBody()) {
-                    body.write(content);
-                }
+            exchange.sendResponseHeaders(200, content.length == 0 ? -1 : content.length);
+            try (OutputStream body = exchange.getResponseBody()) {
+                body.write(content);
             }
         });
         return this;
@@ -63,6 +61,9 @@ public final class ImageServer implements AutoCloseable {
     /** Serves {@code content} after {@code release} opens: for tests of concurrent downloads. */
     public ImageServer serveAfter(String path, byte[] content, CountDownLatch release) {
         answers.put(path, exchange -> {
+            if (answeredHead(exchange, content.length)) {
+                return;
+            }
             try {
                 release.await(30, TimeUnit.SECONDS);
             } catch (InterruptedException interrupted) {
@@ -90,6 +91,9 @@ public final class ImageServer implements AutoCloseable {
     /** Declares {@code content}'s length but sends only its first {@code sent} bytes, then drops the connection. */
     public ImageServer serveCutOff(String path, byte[] content, int sent) {
         answers.put(path, exchange -> {
+            if (answeredHead(exchange, content.length)) {
+                return;
+            }
             exchange.sendResponseHeaders(200, content.length);
             OutputStream body = exchange.getResponseBody();
             body.write(content, 0, sent);
@@ -103,6 +107,9 @@ public final class ImageServer implements AutoCloseable {
     /** Declares {@code content}'s length, sends its first {@code sent} bytes and then nothing, for a while. */
     public ImageServer serveStalled(String path, byte[] content, int sent, CountDownLatch release) {
         answers.put(path, exchange -> {
+            if (answeredHead(exchange, content.length)) {
+                return;
+            }
             exchange.sendResponseHeaders(200, content.length);
             OutputStream body = exchange.getResponseBody();
             body.write(content, 0, sent);
@@ -113,6 +120,30 @@ public final class ImageServer implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
             exchange.close();
+        });
+        return this;
+    }
+
+    /**
+     * Declares {@code content}'s length, sends its first {@code sent} bytes, waits for
+     * {@code release}, then sends the rest: a download that is under way while a test acts.
+     */
+    public ImageServer serveInTwoParts(String path, byte[] content, int sent, CountDownLatch release) {
+        answers.put(path, exchange -> {
+            if (answeredHead(exchange, content.length)) {
+                return;
+            }
+            exchange.sendResponseHeaders(200, content.length);
+            try (OutputStream body = exchange.getResponseBody()) {
+                body.write(content, 0, sent);
+                body.flush();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+                body.write(content, sent, content.length - sent);
+            }
         });
         return this;
     }
@@ -191,6 +222,19 @@ public final class ImageServer implements AutoCloseable {
         } finally {
             exchange.close();
         }
+    }
+
+    /**
+     * Answers a HEAD with the length a GET would declare (this server needs it set by hand);
+     * whether it was one.
+     */
+    private static boolean answeredHead(HttpExchange exchange, long length) throws IOException {
+        if (!isHead(exchange)) {
+            return false;
+        }
+        exchange.getResponseHeaders().set("Content-length", Long.toString(length));
+        exchange.sendResponseHeaders(200, -1);
+        return true;
     }
 
     private static boolean isHead(HttpExchange exchange) {

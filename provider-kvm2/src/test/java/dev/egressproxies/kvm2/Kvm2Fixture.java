@@ -1,0 +1,146 @@
+package dev.egressproxies.kvm2;
+
+import dev.egressproxies.api.CreateRequest;
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.config.MachineSize;
+import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.FakeLinkDialer;
+import dev.egressproxies.kvm.common.testing.ImageServer;
+import dev.egressproxies.kvm.common.testing.Requests;
+import dev.egressproxies.kvm.common.testing.TestBytes;
+import dev.egressproxies.kvm.common.testing.TestProviderContext;
+import dev.egressproxies.kvm2.config.CatalogueImage;
+import dev.egressproxies.kvm2.config.Kvm2Config;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+/**
+ * A {@link Kvm2Provider} on fake hosts reached through kvm-common's real connection pool (with a
+ * {@link FakeLinkDialer}), a loopback image server, and an OpenTelemetry SDK whose spans end up in
+ * an in-memory exporter: the set-up every kvm2 test starts from.
+ *
+ * <p>The catalogue holds {@value #IMAGE} (qcow2, BIOS, its sha256 pinned) served at
+ * {@value #IMAGE_PATH}; its base volume is {@value #BASE_VOLUME} and its marker {@value #MARKER}.
+ */
+final class Kvm2Fixture implements AutoCloseable {
+    static final String ENTRY = "kvm2-test";
+    static final String POOL = "egress-test";
+    static final String BRIDGE = "br-test";
+    static final String IMAGE = "debian-12";
+    static final String IMAGE_PATH = "/images/debian-12.qcow2";
+    static final String BASE_VOLUME = "kvm2-test+debian-12.base.qcow2";
+    static final String MARKER = BASE_VOLUME + ".sha256";
+    static final byte[] IMAGE_BYTES = TestBytes.pattern(192 * 1024 + 7);
+    static final String IMAGE_SHA256 = TestBytes.sha256(IMAGE_BYTES);
+    static final Duration RPC_BUDGET = Duration.ofSeconds(10);
+
+    final ImageServer server;
+    final InMemorySpanExporter spans = InMemorySpanExporter.create();
+    final OpenTelemetrySdk openTelemetry = OpenTelemetrySdk.builder()
+            .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build())
+            .build();
+    final TestProviderContext context = new TestProviderContext(openTelemetry);
+    final FakeLibvirtHost host = new FakeLibvirtHost("host-1").withPool(POOL);
+    final FakeLinkDialer dialer = new FakeLinkDialer().with(host);
+    final Kvm2Config config;
+    final Kvm2Provider provider;
+
+    private Kvm2Fixture(UnaryOperator<Settings> adjust) {
+        try {
+            server = new ImageServer().serve(IMAGE_PATH, IMAGE_BYTES);
+        } catch (IOException failed) {
+            throw new UncheckedIOException(failed);
+        }
+        Settings settings = adjust.apply(new Settings(ENTRY, new LinkedHashMap<>(Map.of(IMAGE,
+                new CatalogueImage(server.url(IMAGE_PATH), null, IMAGE_SHA256, null, null, null, "bios"))), 10,
+                Duration.ofMinutes(5)));
+        config = new Kvm2Config(List.of(new HostSettings("host-1", "127.0.0.1", 2222, "root", null, POOL, BRIDGE,
+                "qemu", null, null, null)), Map.of("small", new MachineSize(1, 512)), settings.images(),
+                settings.diskSizeGb(), null, Path.of("/nonexistent/id_ed25519"), Path.of("/nonexistent/known_hosts"),
+                null, null, null, RPC_BUDGET, settings.transferBudget());
+        provider = new Kvm2Provider(settings.entry(), config, context, dialer);
+    }
+
+    /** What tests may change about the entry. */
+    record Settings(String entry, Map<String, CatalogueImage> images, int diskSizeGb, Duration transferBudget) {
+        Settings withEntry(String name) {
+            return new Settings(name, images, diskSizeGb, transferBudget);
+        }
+
+        Settings withImage(String key, CatalogueImage image) {
+            Map<String, CatalogueImage> more = new LinkedHashMap<>(images);
+            more.put(key, image);
+            return new Settings(entry, more, diskSizeGb, transferBudget);
+        }
+
+        Settings withDiskSizeGb(int size) {
+            return new Settings(entry, images, size, transferBudget);
+        }
+
+        Settings withTransferBudget(Duration budget) {
+            return new Settings(entry, images, diskSizeGb, budget);
+        }
+    }
+
+    /** The standard fixture. */
+    static Kvm2Fixture standard() {
+        return new Kvm2Fixture(settings -> settings);
+    }
+
+    /** A fixture whose entry is adjusted. */
+    static Kvm2Fixture with(UnaryOperator<Settings> adjust) {
+        return new Kvm2Fixture(adjust);
+    }
+
+    /** A valid request for {@code name} on host-1, machine type small, image {@code image}. */
+    static CreateRequest request(String name, String image) {
+        return Requests.request(name, new Placement("host-1", "small", image));
+    }
+
+    /** A deadline far beyond any test. */
+    static Deadline deadline() {
+        return Requests.deadline();
+    }
+
+    /** Creates the instance from the catalogue image and returns its ID. */
+    String create(String name) {
+        return provider.create(request(name, IMAGE), deadline());
+    }
+
+    /** Puts a complete base of the catalogue image into the pool, as an earlier create would. */
+    void cacheBaseImage() {
+        host.putVolume(POOL, BASE_VOLUME, IMAGE_BYTES);
+        host.putVolume(POOL, MARKER, IMAGE_SHA256.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** The spans ended so far. */
+    List<SpanData> spans() {
+        return spans.getFinishedSpanItems();
+    }
+
+    /** The volumes in the pool. */
+    List<String> volumes() {
+        return host.volumeNames(POOL);
+    }
+
+    @Override
+    public void close() {
+        provider.close();
+        server.close();
+        openTelemetry.close();
+    }
+}
