@@ -158,7 +158,7 @@ class BaseImageCacheTest {
     @Test
     void withoutAConfiguredDigestAnyCachedDigestIsAccepted() {
         try (Kvm2Fixture unpinned = Kvm2Fixture.with(settings -> settings.withImage("plain",
-                new CatalogueImage(fixtureUrl(), null, null, null, null, null, null)))) {
+                new CatalogueImage(settings.images().get(Kvm2Fixture.IMAGE).url(), null, null, null, null, null, null)))) {
             String volume = "kvm2-test+plain.base.qcow2";
             unpinned.host.putVolume(POOL, volume, IMAGE_BYTES);
             unpinned.host.putVolume(POOL, volume + ".sha256", "cd".repeat(32).getBytes(StandardCharsets.US_ASCII));
@@ -184,9 +184,5 @@ class BaseImageCacheTest {
         assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(2);
         assertThat(host.volume(POOL, "proxy-2.qcow2").parsed().text("/volume/backingStore/path"))
                 .endsWith("/kvm2-other+debian-12.base.qcow2");
-    }
-
-    private String fixtureUrl() {
-        return fixture.server.url(IMAGE_PATH);
     }
 }

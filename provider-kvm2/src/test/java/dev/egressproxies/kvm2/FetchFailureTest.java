@@ -10,7 +10,6 @@ import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
-import dev.egressproxies.kvm2.config.CatalogueImage;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -73,10 +72,7 @@ class FetchFailureTest {
 
     @Test
     void bytesThatAreNotThePinnedDigestArePermanentAndTheBaseIsRemoved() {
-        try (Kvm2Fixture wrong = Kvm2Fixture.with(settings -> settings.withImage(Kvm2Fixture.IMAGE,
-                new CatalogueImage(fixtureUrl(), null, "0".repeat(64), null, null, null, "bios")))) {
-            wrong.server.serve(IMAGE_PATH, IMAGE_BYTES);
-
+        try (Kvm2Fixture wrong = Kvm2Fixture.with(settings -> settings.withPinnedDigest("0".repeat(64)))) {
             ProviderException error = catchProviderException(() -> wrong.create("proxy-1"));
 
             assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
@@ -195,9 +191,5 @@ class FetchFailureTest {
     private void assertNothingLeft() {
         assertThat(host.callCounts()).doesNotContainKey("createVolume");
         assertThat(fixture.volumes()).isEmpty();
-    }
-
-    private String fixtureUrl() {
-        return fixture.server.url(IMAGE_PATH);
     }
 }

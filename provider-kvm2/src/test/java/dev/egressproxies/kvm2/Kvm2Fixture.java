@@ -87,6 +87,12 @@ final class Kvm2Fixture implements AutoCloseable {
             return new Settings(entry, more, diskSizeGb, transferBudget);
         }
 
+        Settings withPinnedDigest(String sha256) {
+            CatalogueImage current = images.get(IMAGE);
+            return withImage(IMAGE, new CatalogueImage(current.url(), current.format(), sha256, current.compression(),
+                    current.archive(), current.archiveMember(), current.firmware()));
+        }
+
         Settings withDiskSizeGb(int size) {
             return new Settings(entry, images, size, transferBudget);
         }
