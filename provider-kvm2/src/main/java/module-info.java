@@ -5,6 +5,9 @@
  * volume per host, with a quota precheck, per-call and per-transfer time budgets, and
  * OpenTelemetry spans.
  */
+// The name ends in a digit because the backend's type and package are kvm2; javac's lint advises
+// against terminal digits, which matter only for names that may be versioned.
+@SuppressWarnings("module")
 module dev.egressproxies.kvm2 {
     requires transitive dev.egressproxies.api;
     requires transitive dev.egressproxies.kvm.common;

@@ -2,12 +2,10 @@ package dev.egressproxies.kvm;
 
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Deadline;
-import dev.egressproxies.api.Instance;
-import dev.egressproxies.api.PreflightCheck;
-import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.spi.ProviderContext;
 import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.host.HostConnections;
+import dev.egressproxies.kvm.common.instance.EngineProvider;
 import dev.egressproxies.kvm.common.instance.EntrySettings;
 import dev.egressproxies.kvm.common.instance.HostCaller;
 import dev.egressproxies.kvm.common.instance.InstanceEngine;
@@ -15,7 +13,6 @@ import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import dev.egressproxies.kvm.config.KvmConfig;
 import dev.egressproxies.kvm.config.KvmHost;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -30,9 +27,7 @@ import java.util.Objects;
  * this backend adds its images ({@link KvmBaseImages}): downloaded into a host's pool on first use
  * and marked complete by an empty marker volume. Safe for concurrent use.
  */
-public final class KvmProvider implements Provider {
-    private final String entry;
-    private final InstanceEngine<KvmImageChoice> engine;
+public final class KvmProvider extends EngineProvider {
 
     /**
      * Creates the provider of one configured entry. Does no I/O: hosts are dialled by
@@ -45,62 +40,31 @@ public final class KvmProvider implements Provider {
      * @param connections the connections to the entry's hosts; closed with the provider
      */
     public KvmProvider(String entry, KvmConfig config, ProviderContext context, HostConnections connections) {
-        this.entry = Objects.requireNonNull(entry, "entry");
+        super(entry, engine(entry, config, context, connections));
+    }
+
+    private static InstanceEngine<KvmImageChoice> engine(String entry, KvmConfig config, ProviderContext context,
+                                                         HostConnections connections) {
+        Objects.requireNonNull(entry, "entry");
         Objects.requireNonNull(config, "config");
         HostCaller hosts = new HostCaller(Objects.requireNonNull(connections, "connections"));
         ImageDownloader downloader = new ImageDownloader(context.httpClient(), entry);
         KvmBaseImages images = new KvmBaseImages(entry, config, hosts, downloader, context.progress());
-        this.engine = new InstanceEngine<>(settings(entry, config), hosts, images, context.clock());
-    }
-
-    private static EntrySettings settings(String entry, KvmConfig config) {
         Map<String, MachineSize> sizes = new LinkedHashMap<>();
         config.machineTypes().forEach((name, type) -> sizes.put(name, type.size()));
-        return new EntrySettings(entry, config.hosts().stream().map(KvmHost::settings).toList(), sizes,
-                config.diskSizeGb(), config.vendorData());
+        EntrySettings settings = new EntrySettings(entry, config.hosts().stream().map(KvmHost::settings).toList(),
+                sizes, config.diskSizeGb(), config.vendorData());
+        return new InstanceEngine<>(settings, hosts, images, context.clock());
     }
 
     /**
      * {@inheritDoc}
      *
-     * <p>Errors about the request or its placement carry the request's name as instance ID, later
-     * ones the provider ID. The first create of an image on a host downloads the image into the
-     * host's pool, within this call's deadline. A domain of that name that this platform created
-     * is only started; one it did not create fails the call as PERMANENT and is left alone.
+     * <p>The first create of an image on a host downloads the image into the host's pool, within
+     * this call's deadline.
      */
     @Override
     public String create(CreateRequest request, Deadline deadline) {
-        return engine.create(request, deadline);
-    }
-
-    @Override
-    public Instance get(String id, Deadline deadline) {
-        return engine.get(id, deadline);
-    }
-
-    @Override
-    public void delete(String id, Deadline deadline) {
-        engine.delete(id, deadline);
-    }
-
-    @Override
-    public List<Instance> listManaged(Deadline deadline) {
-        return engine.listManaged(deadline);
-    }
-
-    @Override
-    public List<PreflightCheck> preflight(Deadline deadline) {
-        return engine.preflight(deadline);
-    }
-
-    /** Closes the connections to the hosts. */
-    @Override
-    public void close() {
-        engine.close();
-    }
-
-    @Override
-    public String toString() {
-        return "KvmProvider[entry=" + entry + "]";
+        return super.create(request, deadline);
     }
 }

@@ -15,6 +15,7 @@ import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.UploadSourceException;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.config.KvmConfig;
 import dev.egressproxies.kvm.config.KvmImage;
 import java.net.InetAddress;
@@ -70,8 +71,8 @@ class BaseImageDownloadTest {
         CountDownLatch release = new CountDownLatch(1);
         fixture.server.serveAfter(IMAGE_PATH, IMAGE_BYTES, release);
         Future<String> first = threads.submit(() -> fixture.create("proxy-1"));
-        Future<String> second = threads.submit(() -> fixture.provider.create(KvmFixture.request("proxy-2",
-                new Placement("host-2", "small", KvmFixture.IMAGE)), KvmFixture.deadline()));
+        Future<String> second = threads.submit(() -> fixture.provider.create(Requests.request("proxy-2",
+                new Placement("host-2", "small", KvmFixture.IMAGE)), Requests.deadline()));
 
         awaitGets(2);
         release.countDown();
@@ -180,7 +181,7 @@ class BaseImageDownloadTest {
                     unreachable.context, unreachable.connections);
 
             ProviderException error = catchProviderException(() -> provider.create(KvmFixture.request("proxy-1"),
-                    KvmFixture.deadline()));
+                    Requests.deadline()));
 
             assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
             assertThat(error.detail()).contains("could not be fetched from http://127.0.0.1:" + closedPort

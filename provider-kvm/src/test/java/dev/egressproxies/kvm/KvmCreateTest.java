@@ -14,6 +14,7 @@ import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.ParsedXml;
+import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.config.KvmHost;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -74,8 +75,8 @@ class KvmCreateTest {
 
     @Test
     void aRawImageIsCachedUnderItsOwnNameAndBacksTheOverlayAsRaw() {
-        fixture.provider.create(KvmFixture.request("proxy-1", new Placement("host-1", "large", KvmFixture.RAW_IMAGE)),
-                KvmFixture.deadline());
+        fixture.provider.create(Requests.request("proxy-1", new Placement("host-1", "large", KvmFixture.RAW_IMAGE)),
+                Requests.deadline());
 
         assertThat(host.volumeNames(POOL)).contains("alpine-raw.base.raw", "alpine-raw.base.raw.complete");
         ParsedXml overlay = host.volume(POOL, "proxy-1.qcow2").parsed();
@@ -87,7 +88,7 @@ class KvmCreateTest {
     @Test
     void anImageThatIsNotConfiguredNamesTheConfiguredOnes() {
         ProviderException error = catchProviderException(() -> fixture.provider.create(
-                KvmFixture.request("proxy-1", new Placement("host-1", "small", "windows")), KvmFixture.deadline()));
+                Requests.request("proxy-1", new Placement("host-1", "small", "windows")), Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(error.operation()).isEqualTo(Operation.CREATE);

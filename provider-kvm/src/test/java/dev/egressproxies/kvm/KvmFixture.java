@@ -95,18 +95,9 @@ final class KvmFixture implements AutoCloseable {
 
     /** A valid request for {@code name} on host-1, machine type small, image debian-12. */
     static CreateRequest request(String name) {
-        return request(name, new Placement("host-1", "small", IMAGE));
+        return Requests.request(name, new Placement("host-1", "small", IMAGE));
     }
 
-    /** A valid request for {@code name} with that placement. */
-    static CreateRequest request(String name, Placement placement) {
-        return Requests.request(name, placement);
-    }
-
-    /** A deadline far beyond any test. */
-    static Deadline deadline() {
-        return Requests.deadline();
-    }
 
     /** Puts the debian-12 base volume and its completeness marker into host-1's pool, as an earlier create would. */
     void cacheBaseImage() {
@@ -116,7 +107,7 @@ final class KvmFixture implements AutoCloseable {
 
     /** Creates the instance on host-1 and returns its ID. */
     String create(String name) {
-        return provider.create(request(name), deadline());
+        return provider.create(request(name), Requests.deadline());
     }
 
     @Override

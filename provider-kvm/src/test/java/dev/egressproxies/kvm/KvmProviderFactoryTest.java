@@ -8,6 +8,7 @@ import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.api.spi.ProviderFactory;
+import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.testing.TestProviderContext;
 import dev.egressproxies.kvm.config.KvmConfig;
 import java.io.IOException;
@@ -54,7 +55,7 @@ class KvmProviderFactoryTest {
             KvmProviderFactory factory = new KvmProviderFactory((entry, config, context) -> fixture.connections);
 
             try (KvmProvider provider = factory.create("kvm-b", fixture.config, fixture.context)) {
-                assertThat(provider.create(KvmFixture.request("proxy-1"), KvmFixture.deadline()))
+                assertThat(provider.create(KvmFixture.request("proxy-1"), Requests.deadline()))
                         .isEqualTo("host-1/proxy-1");
             }
 
@@ -78,8 +79,8 @@ class KvmProviderFactoryTest {
         // and the error heals once the key appears, so it is TRANSIENT and names the file.
         try (KvmFixture fixture = KvmFixture.oneHost();
              KvmProvider provider = new KvmProviderFactory().create("kvm-b", fixture.config, fixture.context)) {
-            ProviderException error = catchProviderException(() -> provider.get("host-1/proxy-1", KvmFixture.deadline()));
-            List<PreflightCheck> checks = provider.preflight(KvmFixture.deadline());
+            ProviderException error = catchProviderException(() -> provider.get("host-1/proxy-1", Requests.deadline()));
+            List<PreflightCheck> checks = provider.preflight(Requests.deadline());
 
             assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
             assertThat(error.getMessage()).contains("/nonexistent/id_ed25519");

@@ -6,6 +6,7 @@ import dev.egressproxies.kvm.common.libvirt.AddressSource;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.Requests;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -34,17 +35,17 @@ class LibvirtCallCountTest {
         host.domain("proxy-1").state = DomainState.SHUTOFF;
         measure("create, domain exists and is stopped", () -> fixture.create("proxy-1"), 4, 1);
         host.domain("proxy-1").addresses.put(AddressSource.ARP, List.of(new InterfaceAddress("vnet0", "10.0.0.5", true)));
-        measure("get, running with an ARP address", () -> fixture.provider.get("host-1/proxy-1", KvmFixture.deadline()),
+        measure("get, running with an ARP address", () -> fixture.provider.get("host-1/proxy-1", Requests.deadline()),
                 4, 1);
         host.domain("proxy-1").addresses.clear();
         measure("get, running without an address yet", () -> fixture.provider.get("host-1/proxy-1",
-                KvmFixture.deadline()), 5, 1);
+                Requests.deadline()), 5, 1);
         host.domain("proxy-1").state = DomainState.SHUTOFF;
-        measure("get, stopped", () -> fixture.provider.get("host-1/proxy-1", KvmFixture.deadline()), 3, 1);
+        measure("get, stopped", () -> fixture.provider.get("host-1/proxy-1", Requests.deadline()), 3, 1);
         measure("delete, stopped domain with overlay and seed", () -> fixture.provider.delete("host-1/proxy-1",
-                KvmFixture.deadline()), 9, 1);
+                Requests.deadline()), 9, 1);
 
-        fixture.provider.delete("host-1/proxy-0", KvmFixture.deadline());
+        fixture.provider.delete("host-1/proxy-0", Requests.deadline());
         for (int index = 0; index < LISTED_DOMAINS; index++) {
             String name = String.format("bench-%04d", index);
             host.putDomain(name, DomainState.SHUTOFF, "<ep:instance xmlns:ep='https://egressproxies.dev/xmlns/instance/1'>"
@@ -52,7 +53,7 @@ class LibvirtCallCountTest {
         }
         host.putDomain("not-ours", DomainState.RUNNING, null);
         measure("listManaged, " + LISTED_DOMAINS + " stopped managed domains and 1 unmanaged", () ->
-                assertThat(fixture.provider.listManaged(KvmFixture.deadline())).hasSize(LISTED_DOMAINS),
+                assertThat(fixture.provider.listManaged(Requests.deadline())).hasSize(LISTED_DOMAINS),
                 1 + 2 * LISTED_DOMAINS + 1, 1);
     }
 

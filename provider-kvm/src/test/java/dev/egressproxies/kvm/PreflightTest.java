@@ -3,6 +3,7 @@ package dev.egressproxies.kvm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.api.PreflightCheck;
+import dev.egressproxies.kvm.common.testing.Requests;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -21,7 +22,7 @@ class PreflightTest {
 
     @Test
     void aHealthyEntryPassesEveryCheck() {
-        List<PreflightCheck> checks = fixture.provider.preflight(KvmFixture.deadline());
+        List<PreflightCheck> checks = fixture.provider.preflight(Requests.deadline());
 
         assertThat(checks).extracting(PreflightCheck::name).containsExactly(
                 "SSH and libvirt on host host-1 (root@127.0.0.1:2222)", "storage pool egress-test on host host-1",
@@ -42,7 +43,7 @@ class PreflightTest {
     void anImageThatIsNotThereFails() {
         fixture.server.status(KvmFixture.IMAGE_PATH, 404);
 
-        PreflightCheck image = fixture.provider.preflight(KvmFixture.deadline()).get(5);
+        PreflightCheck image = fixture.provider.preflight(Requests.deadline()).get(5);
 
         assertThat(image.passed()).isFalse();
         assertThat(image.detail()).contains("answered HTTP 404", "fix images.debian-12.url");
@@ -52,7 +53,7 @@ class PreflightTest {
     void aServerThatRefusesHeadIsAskedWithAGet() {
         fixture.server.serveWithoutHead(KvmFixture.IMAGE_PATH, KvmFixture.IMAGE_BYTES);
 
-        PreflightCheck image = fixture.provider.preflight(KvmFixture.deadline()).get(5);
+        PreflightCheck image = fixture.provider.preflight(Requests.deadline()).get(5);
 
         assertThat(image.passed()).isTrue();
         assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isEqualTo(1);

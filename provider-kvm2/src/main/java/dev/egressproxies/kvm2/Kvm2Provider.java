@@ -4,8 +4,6 @@ import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.Operation;
-import dev.egressproxies.api.PreflightCheck;
-import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.api.spi.ProviderContext;
 import dev.egressproxies.kvm.common.host.CachingHostConnections;
@@ -13,6 +11,7 @@ import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.image.ImageSizeProbe;
 import dev.egressproxies.kvm.common.image.TransferBudget;
+import dev.egressproxies.kvm.common.instance.EngineProvider;
 import dev.egressproxies.kvm.common.instance.EntrySettings;
 import dev.egressproxies.kvm.common.instance.HostCaller;
 import dev.egressproxies.kvm.common.instance.InstanceEngine;
@@ -38,9 +37,7 @@ import java.util.Optional;
  * and spans for create, get, delete, listManaged and each download ({@link Kvm2Telemetry}). Safe for
  * concurrent use.
  */
-public final class Kvm2Provider implements Provider {
-    private final String entry;
-    private final InstanceEngine<Kvm2Image> engine;
+public final class Kvm2Provider extends EngineProvider {
     private final Kvm2Telemetry telemetry;
 
     /**
@@ -55,13 +52,23 @@ public final class Kvm2Provider implements Provider {
      * @param dialer  opens connections to the entry's hosts
      */
     public Kvm2Provider(String entry, Kvm2Config config, ProviderContext context, HostDialer dialer) {
-        this.entry = Objects.requireNonNull(entry, "entry");
+        this(entry, config, context, dialer, new Kvm2Telemetry(context.openTelemetry(), entry));
+    }
+
+    private Kvm2Provider(String entry, Kvm2Config config, ProviderContext context, HostDialer dialer,
+                         Kvm2Telemetry telemetry) {
+        super(entry, engine(entry, config, context, dialer, telemetry));
+        this.telemetry = telemetry;
+    }
+
+    private static InstanceEngine<Kvm2Image> engine(String entry, Kvm2Config config, ProviderContext context,
+                                                    HostDialer dialer, Kvm2Telemetry telemetry) {
+        Objects.requireNonNull(entry, "entry");
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(dialer, "dialer");
         Duration dialTimeout = config.sshAccess().dialTimeout();
         HostCaller hosts = new HostCaller(new CachingHostConnections(dialer, dialTimeout),
                 Optional.of(config.rpcBudget()));
-        this.telemetry = new Kvm2Telemetry(context.openTelemetry(), entry);
         BaseImageDiscard discard = new BaseImageDiscard(hosts, config.rpcBudget());
         BaseImageTransfer transfer = new BaseImageTransfer(
                 new ImageFetcher(context.httpClient(), context.progress(), TransferBudget.of(config.transferBudget())),
@@ -71,7 +78,7 @@ public final class Kvm2Provider implements Provider {
                 transfer, discard, telemetry);
         EntrySettings settings = new EntrySettings(entry, config.hosts(), config.machineTypes(), config.diskSizeGb(),
                 config.vendorData());
-        this.engine = new InstanceEngine<>(settings, hosts, images, context.clock());
+        return new InstanceEngine<>(settings, hosts, images, context.clock());
     }
 
     /**
@@ -86,43 +93,27 @@ public final class Kvm2Provider implements Provider {
     @Override
     public String create(CreateRequest request, Deadline deadline) {
         Attributes attributes = Attributes.of(Kvm2Telemetry.INSTANCE, request == null ? "" : request.name());
-        return telemetry.inSpan("kvm2.create", SpanKind.INTERNAL, attributes, () -> engine.create(request, deadline),
+        return telemetry.inSpan("kvm2.create", SpanKind.INTERNAL, attributes, () -> super.create(request, deadline),
                 done -> hostOf(done.result() != null ? done.result() : idOf(done.failure()))
                         .ifPresent(host -> done.span().setAttribute(Kvm2Telemetry.HOST, host)));
     }
 
     @Override
     public Instance get(String id, Deadline deadline) {
-        return telemetry.inSpan("kvm2.get", attributesOf(id), () -> engine.get(id, deadline));
+        return telemetry.inSpan("kvm2.get", attributesOf(id), () -> super.get(id, deadline));
     }
 
     @Override
     public void delete(String id, Deadline deadline) {
         telemetry.inSpan("kvm2.delete", attributesOf(id), () -> {
-            engine.delete(id, deadline);
+            super.delete(id, deadline);
             return null;
         });
     }
 
     @Override
     public List<Instance> listManaged(Deadline deadline) {
-        return telemetry.inSpan("kvm2.listManaged", Attributes.empty(), () -> engine.listManaged(deadline));
-    }
-
-    @Override
-    public List<PreflightCheck> preflight(Deadline deadline) {
-        return engine.preflight(deadline);
-    }
-
-    /** Closes the connections to the hosts. */
-    @Override
-    public void close() {
-        engine.close();
-    }
-
-    @Override
-    public String toString() {
-        return "Kvm2Provider[entry=" + entry + "]";
+        return telemetry.inSpan("kvm2.listManaged", Attributes.empty(), () -> super.listManaged(deadline));
     }
 
     private Attributes attributesOf(String id) {
@@ -134,7 +125,7 @@ public final class Kvm2Provider implements Provider {
     /** The host a provider ID names, when it is one. */
     private Optional<String> hostOf(String id) {
         try {
-            return Optional.of(ProviderId.parse(id, Operation.GET, entry).host());
+            return Optional.of(ProviderId.parse(id, Operation.GET, entry()).host());
         } catch (ProviderException notAnId) {
             return Optional.empty();
         }

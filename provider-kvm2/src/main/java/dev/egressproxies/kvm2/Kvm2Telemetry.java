@@ -47,6 +47,7 @@ final class Kvm2Telemetry {
      * work starts are its children. {@code annotate} may add attributes once the work is done; the
      * span's status is ERROR when the work throws.
      */
+    @SuppressWarnings("try") // the scope is held for its effect: the span is current while the work runs
     <T> T inSpan(String name, SpanKind kind, Attributes attributes, Supplier<T> work, Consumer<SpanResult<T>> annotate) {
         Span span = tracer.spanBuilder(name).setSpanKind(kind).setAllAttributes(attributes)
                 .setAttribute(ENTRY, entry).startSpan();

@@ -13,6 +13,7 @@ import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm2.config.CatalogueImage;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
@@ -163,7 +164,7 @@ class BaseImageCacheTest {
             unpinned.host.putVolume(POOL, volume, IMAGE_BYTES);
             unpinned.host.putVolume(POOL, volume + ".sha256", "cd".repeat(32).getBytes(StandardCharsets.US_ASCII));
 
-            unpinned.provider.create(Kvm2Fixture.request("proxy-1", "plain"), Kvm2Fixture.deadline());
+            unpinned.provider.create(Kvm2Fixture.request("proxy-1", "plain"), Requests.deadline());
 
             assertThat(unpinned.server.gets(IMAGE_PATH)).isZero();
             assertThat(unpinned.host.domain("proxy-1").parsed().text("/domain/os/loader"))
@@ -176,7 +177,7 @@ class BaseImageCacheTest {
         fixture.create("proxy-1");
 
         try (Kvm2Provider other = new Kvm2Provider("kvm2-other", fixture.config, fixture.context, fixture.dialer)) {
-            other.create(Kvm2Fixture.request("proxy-2", Kvm2Fixture.IMAGE), Kvm2Fixture.deadline());
+            other.create(Kvm2Fixture.request("proxy-2", Kvm2Fixture.IMAGE), Requests.deadline());
         }
 
         assertThat(fixture.volumes()).contains(BASE_VOLUME, MARKER, "kvm2-other+debian-12.base.qcow2",

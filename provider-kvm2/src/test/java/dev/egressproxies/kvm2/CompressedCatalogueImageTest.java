@@ -5,6 +5,7 @@ import static dev.egressproxies.kvm2.Kvm2Fixture.POOL;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.testing.TestBytes;
 import dev.egressproxies.kvm2.config.CatalogueImage;
 import java.io.ByteArrayOutputStream;
@@ -31,7 +32,7 @@ class CompressedCatalogueImageTest {
             fixture.server.serve(GZ_PATH, GZ_BYTES);
             String volume = "kvm2-test+gz.base.qcow2";
 
-            fixture.provider.create(Kvm2Fixture.request("proxy-1", "gz"), Kvm2Fixture.deadline());
+            fixture.provider.create(Kvm2Fixture.request("proxy-1", "gz"), Requests.deadline());
 
             FakeLibvirtHost.VolumeRecord base = fixture.host.volume(POOL, volume);
             assertThat(base.content).isEqualTo(IMAGE_BYTES);

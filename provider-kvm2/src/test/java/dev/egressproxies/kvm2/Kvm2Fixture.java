@@ -117,14 +117,9 @@ final class Kvm2Fixture implements AutoCloseable {
         return Requests.request(name, new Placement("host-1", "small", image));
     }
 
-    /** A deadline far beyond any test. */
-    static Deadline deadline() {
-        return Requests.deadline();
-    }
-
     /** Creates the instance from the catalogue image and returns its ID. */
     String create(String name) {
-        return provider.create(request(name, IMAGE), deadline());
+        return provider.create(request(name, IMAGE), Requests.deadline());
     }
 
     /** Puts a complete base of the catalogue image into the pool, as an earlier create would. */

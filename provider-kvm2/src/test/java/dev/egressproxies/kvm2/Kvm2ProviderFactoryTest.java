@@ -8,6 +8,7 @@ import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.api.spi.ProviderFactory;
+import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.testing.TestProviderContext;
 import dev.egressproxies.kvm2.config.Kvm2Config;
 import java.io.IOException;
@@ -60,7 +61,7 @@ class Kvm2ProviderFactoryTest {
             Kvm2ProviderFactory factory = new Kvm2ProviderFactory((entry, config, context) -> fixture.dialer);
 
             try (Kvm2Provider provider = factory.create(Kvm2Fixture.ENTRY, fixture.config, fixture.context)) {
-                assertThat(provider.create(Kvm2Fixture.request("proxy-9", Kvm2Fixture.IMAGE), Kvm2Fixture.deadline()))
+                assertThat(provider.create(Kvm2Fixture.request("proxy-9", Kvm2Fixture.IMAGE), Requests.deadline()))
                         .isEqualTo("host-1/proxy-9");
             }
 
@@ -89,8 +90,8 @@ class Kvm2ProviderFactoryTest {
         try (Kvm2Fixture fixture = Kvm2Fixture.standard();
              Kvm2Provider provider = new Kvm2ProviderFactory().create("kvm2-b", fixture.config, fixture.context)) {
             ProviderException error = catchProviderException(() -> provider.get("host-1/proxy-1",
-                    Kvm2Fixture.deadline()));
-            List<PreflightCheck> checks = provider.preflight(Kvm2Fixture.deadline());
+                    Requests.deadline()));
+            List<PreflightCheck> checks = provider.preflight(Requests.deadline());
 
             assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
             assertThat(error.getMessage()).contains("/nonexistent/id_ed25519");

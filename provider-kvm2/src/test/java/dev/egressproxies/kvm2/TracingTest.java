@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.testing.Requests;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.trace.data.EventData;
@@ -75,9 +76,9 @@ class TracingTest {
         String id = fixture.create("proxy-1");
         fixture.spans.reset();
 
-        fixture.provider.get(id, Kvm2Fixture.deadline());
-        fixture.provider.listManaged(Kvm2Fixture.deadline());
-        fixture.provider.delete(id, Kvm2Fixture.deadline());
+        fixture.provider.get(id, Requests.deadline());
+        fixture.provider.listManaged(Requests.deadline());
+        fixture.provider.delete(id, Requests.deadline());
 
         assertThat(fixture.spans()).extracting(SpanData::getName)
                 .containsExactly("kvm2.get", "kvm2.listManaged", "kvm2.delete");
@@ -93,7 +94,7 @@ class TracingTest {
     @Test
     void aFailedOperationSetsItsSpansStatusToErrorWithTheKind() {
         ProviderException error = catchProviderException(() -> fixture.provider.get("host-1/gone",
-                Kvm2Fixture.deadline()));
+                Requests.deadline()));
 
         SpanData get = span("kvm2.get");
         assertThat(get.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
@@ -120,13 +121,13 @@ class TracingTest {
         fixture.server.serve(SECRET_PATH, IMAGE_BYTES);
         String url = "http://alice:pa55word@127.0.0.1:" + fixturePort() + SECRET_URL_TAIL;
 
-        fixture.provider.create(Kvm2Fixture.request("proxy-1", url), Kvm2Fixture.deadline());
+        fixture.provider.create(Kvm2Fixture.request("proxy-1", url), Requests.deadline());
         fixture.server.status(SECRET_PATH, 404);
         ProviderException probe = catchProviderException(() -> fixture.provider.create(
-                Kvm2Fixture.request("proxy-2", url.replace("hunter22", "hunter22x")), Kvm2Fixture.deadline()));
+                Kvm2Fixture.request("proxy-2", url.replace("hunter22", "hunter22x")), Requests.deadline()));
         fixture.server.serveCutOff(SECRET_PATH, IMAGE_BYTES, 100);
         ProviderException cutOff = catchProviderException(() -> fixture.provider.create(
-                Kvm2Fixture.request("proxy-3", url.replace("hunter22", "hunter22y")), Kvm2Fixture.deadline()));
+                Kvm2Fixture.request("proxy-3", url.replace("hunter22", "hunter22y")), Requests.deadline()));
 
         assertThat(span("kvm2.download").getAttributes().get(Kvm2Telemetry.URL_HOST)).isEqualTo("127.0.0.1");
         assertThat(probe.kind()).isEqualTo(ErrorKind.PERMANENT);

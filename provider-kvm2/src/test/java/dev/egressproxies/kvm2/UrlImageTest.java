@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.testing.TestBytes;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
@@ -34,8 +35,8 @@ class UrlImageTest {
         String volume = "kvm2-test+url-" + TestBytes.sha256(url.getBytes(StandardCharsets.UTF_8)).substring(0, 20)
                 + ".base.qcow2";
 
-        fixture.provider.create(Kvm2Fixture.request("proxy-1", url), Kvm2Fixture.deadline());
-        fixture.provider.create(Kvm2Fixture.request("proxy-2", url), Kvm2Fixture.deadline());
+        fixture.provider.create(Kvm2Fixture.request("proxy-1", url), Requests.deadline());
+        fixture.provider.create(Kvm2Fixture.request("proxy-2", url), Requests.deadline());
 
         assertThat(fixture.volumes()).contains(volume, volume + ".sha256");
         assertThat(fixture.host.volume(POOL, volume).content).isEqualTo(IMAGE_BYTES);
@@ -50,7 +51,7 @@ class UrlImageTest {
     void aUrlAndTheCatalogueEntryOfTheSameFileAreCachedApart() {
         fixture.create("proxy-1");
         fixture.provider.create(Kvm2Fixture.request("proxy-2", fixture.server.url(IMAGE_PATH)),
-                Kvm2Fixture.deadline());
+                Requests.deadline());
 
         assertThat(fixture.volumes()).filteredOn(name -> name.endsWith(".base.qcow2")).hasSize(2);
     }
@@ -59,7 +60,7 @@ class UrlImageTest {
     @ValueSource(strings = {"windows", "ftp://example.org/disk.qcow2", "example.org/disk.qcow2"})
     void whatIsNeitherAKeyNorAnHttpUrlIsPermanentAndNamesTheKeys(String image) {
         ProviderException error = catchProviderException(() -> fixture.provider.create(
-                Kvm2Fixture.request("proxy-1", image), Kvm2Fixture.deadline()));
+                Kvm2Fixture.request("proxy-1", image), Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(error.operation()).isEqualTo(Operation.CREATE);
@@ -72,7 +73,7 @@ class UrlImageTest {
     @Test
     void aUrlThatCannotBeFetchedIsPermanentWithoutRepeatingIt() {
         ProviderException error = catchProviderException(() -> fixture.provider.create(
-                Kvm2Fixture.request("proxy-1", "https://user:secret@/no-host/path?q=1"), Kvm2Fixture.deadline()));
+                Kvm2Fixture.request("proxy-1", "https://user:secret@/no-host/path?q=1"), Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(error.detail()).startsWith("placement.image is an http or https URL that cannot be fetched: ")

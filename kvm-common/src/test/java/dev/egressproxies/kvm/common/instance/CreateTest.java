@@ -17,6 +17,7 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.seed.NoCloudSeed;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.ParsedXml;
+import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.testing.TestProviderContext;
 import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import java.nio.charset.StandardCharsets;
@@ -102,8 +103,8 @@ class CreateTest {
 
     @Test
     void aRawImageBacksTheOverlayAsRawAndTheMachineTypeSizesTheDomain() {
-        fixture.engine.create(EngineFixture.request("proxy-1", new Placement("host-1", "large",
-                EngineFixture.RAW_IMAGE)), EngineFixture.deadline());
+        fixture.engine.create(Requests.request("proxy-1", new Placement("host-1", "large",
+                EngineFixture.RAW_IMAGE)), Requests.deadline());
 
         ParsedXml overlay = host.volume(POOL, "proxy-1.qcow2").parsed();
         assertThat(overlay.text("/volume/target/format/@type")).isEqualTo("qcow2");
@@ -211,7 +212,7 @@ class CreateTest {
         assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.SHUTOFF);
         assertThat(host.volumeNames(POOL)).as("nothing made for a domain that exists").isEmpty();
         assertThat(fixture.images.ensures()).isZero();
-        assertThat(fixture.engine.listManaged(EngineFixture.deadline())).as("listManaged, which never reports it")
+        assertThat(fixture.engine.listManaged(Requests.deadline())).as("listManaged, which never reports it")
                 .isEmpty();
     }
 
@@ -260,8 +261,8 @@ class CreateTest {
     void aUefiImageDefinesTheHostsLoaderAndNvramTemplateAndItsCpuMode() {
         try (EngineFixture uefi = EngineFixture.withHost(new HostSettings("host-1", "127.0.0.1", null, null, null,
                 EngineFixture.POOL, "br0", "kvm", null, null, null))) {
-            uefi.engine.create(EngineFixture.request("proxy-1", new Placement("host-1", "small",
-                    EngineFixture.UEFI_IMAGE)), EngineFixture.deadline());
+            uefi.engine.create(Requests.request("proxy-1", new Placement("host-1", "small",
+                    EngineFixture.UEFI_IMAGE)), Requests.deadline());
 
             ParsedXml xml = uefi.host().domain("proxy-1").parsed();
             assertThat(xml.text("/domain/os/loader")).isEqualTo("/usr/share/OVMF/OVMF_CODE_4M.fd");
@@ -301,9 +302,9 @@ class CreateTest {
     void theVendorDataOfTheEntryReplacesTheDefault() {
         // The fixture's entry uses the default; the seed builder is what applies the entry's value.
         byte[] custom = new SeedImages(fixture.context.clock(), "#cloud-config\n{}\n")
-                .build("proxy-1", "", new Call("e", Operation.CREATE, "x", EngineFixture.deadline()));
+                .build("proxy-1", "", new Call("e", Operation.CREATE, "x", Requests.deadline()));
         byte[] standard = new SeedImages(fixture.context.clock(), NoCloudSeed.DEFAULT_VENDOR_DATA)
-                .build("proxy-1", "", new Call("e", Operation.CREATE, "x", EngineFixture.deadline()));
+                .build("proxy-1", "", new Call("e", Operation.CREATE, "x", Requests.deadline()));
 
         assertThat(custom).isNotEqualTo(standard);
         assertThat(new String(custom, StandardCharsets.ISO_8859_1)).contains("#cloud-config\n{}\n");

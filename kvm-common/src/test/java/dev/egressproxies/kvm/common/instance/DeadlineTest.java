@@ -9,6 +9,7 @@ import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.Requests;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -78,7 +79,7 @@ class DeadlineTest {
         catchProviderException(() -> fixture.engine.delete(id, Deadline.after(Duration.ofMillis(200))));
 
         assertThat(host.volumeNames(POOL)).contains("proxy-1.qcow2");
-        fixture.engine.delete(id, EngineFixture.deadline());
+        fixture.engine.delete(id, Requests.deadline());
         assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(EngineFixture.BASE_VOLUME);
     }
 

@@ -11,6 +11,7 @@ import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.Requests;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,7 +36,7 @@ class DeleteTest {
 
     @Test
     void aRunningInstanceIsDestroyedUndefinedAndItsVolumesDeleted() {
-        fixture.engine.delete(id, EngineFixture.deadline());
+        fixture.engine.delete(id, Requests.deadline());
 
         assertThat(host.domainNames()).isEmpty();
         assertThat(host.volumeNames(POOL)).as("the base image stays for other instances").containsExactlyInAnyOrder(BASE_VOLUME);
@@ -48,7 +49,7 @@ class DeleteTest {
     void aStoppedDomainIsUndefinedWithoutDestroyFailing() {
         host.domain("proxy-1").state = DomainState.SHUTOFF;
 
-        fixture.engine.delete(id, EngineFixture.deadline());
+        fixture.engine.delete(id, Requests.deadline());
 
         assertThat(host.domainNames()).isEmpty();
         assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME);
@@ -59,7 +60,7 @@ class DeleteTest {
         host.domain("proxy-1").state = DomainState.SHUTOFF;
         host.undefineDomain(host.lookupDomain("proxy-1").orElseThrow());
 
-        fixture.engine.delete(id, EngineFixture.deadline());
+        fixture.engine.delete(id, Requests.deadline());
 
         assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME);
     }
@@ -68,7 +69,7 @@ class DeleteTest {
     void whatACreateLeftBeforeDefiningTheDomainIsCleanedUp() {
         host.putVolume(POOL, "proxy-2.qcow2", new byte[10]);
 
-        fixture.engine.delete("host-1/proxy-2", EngineFixture.deadline());
+        fixture.engine.delete("host-1/proxy-2", Requests.deadline());
 
         assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, "proxy-1.qcow2",
                 "proxy-1.seed.iso");
@@ -80,7 +81,7 @@ class DeleteTest {
         host.putVolume(POOL, "by-hand.qcow2", new byte[10]);
 
         ProviderException error = catchProviderException(
-                () -> fixture.engine.delete("host-1/by-hand", EngineFixture.deadline()));
+                () -> fixture.engine.delete("host-1/by-hand", Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(error.operation()).isEqualTo(Operation.DELETE);
@@ -91,9 +92,9 @@ class DeleteTest {
 
     @Test
     void deletingTwiceSucceedsBothTimes() {
-        fixture.engine.delete(id, EngineFixture.deadline());
+        fixture.engine.delete(id, Requests.deadline());
 
-        fixture.engine.delete(id, EngineFixture.deadline());
+        fixture.engine.delete(id, Requests.deadline());
 
         assertThat(host.domainNames()).isEmpty();
     }
@@ -102,7 +103,7 @@ class DeleteTest {
     void aMissingPoolMeansThereAreNoVolumesLeft() {
         host.removePool(POOL);
 
-        fixture.engine.delete(id, EngineFixture.deadline());
+        fixture.engine.delete(id, Requests.deadline());
 
         assertThat(host.domainNames()).isEmpty();
     }
@@ -111,7 +112,7 @@ class DeleteTest {
     void aDomainThatVanishesBeforeDestroyIsNotUndefinedButItsVolumesGo() {
         host.failNext("destroyDomain", FakeLibvirtHost.error(LibvirtErrorCode.NO_DOMAIN, "Domain not found"));
 
-        fixture.engine.delete(id, EngineFixture.deadline());
+        fixture.engine.delete(id, Requests.deadline());
 
         assertThat(host.callCounts()).doesNotContainKey("undefineDomain");
         assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME);
@@ -121,7 +122,7 @@ class DeleteTest {
     void aDomainThatVanishesBeforeUndefineIsFine() {
         host.failNext("undefineDomain", FakeLibvirtHost.error(LibvirtErrorCode.NO_DOMAIN, "Domain not found"));
 
-        fixture.engine.delete(id, EngineFixture.deadline());
+        fixture.engine.delete(id, Requests.deadline());
 
         assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME);
     }
@@ -130,7 +131,7 @@ class DeleteTest {
     void aVolumeThatVanishesBeforeItsDeleteIsFine() {
         host.failNext("deleteVolume", FakeLibvirtHost.error(LibvirtErrorCode.NO_STORAGE_VOLUME, "gone"));
 
-        fixture.engine.delete(id, EngineFixture.deadline());
+        fixture.engine.delete(id, Requests.deadline());
 
         assertThat(host.callCounts()).containsEntry("deleteVolume", 2);
     }
@@ -139,14 +140,14 @@ class DeleteTest {
     void aFailedStepIsTransientSaysWhatWasBeingDoneAndTheRetryFinishes() {
         host.failNext("undefineDomain", FakeLibvirtHost.error(LibvirtErrorCode.OPERATION_FAILED, "nvram busy"));
 
-        ProviderException error = catchProviderException(() -> fixture.engine.delete(id, EngineFixture.deadline()));
+        ProviderException error = catchProviderException(() -> fixture.engine.delete(id, Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(error.operation()).isEqualTo(Operation.DELETE);
         assertThat(error.instanceId()).isEqualTo(id);
         assertThat(error.detail()).contains("undefining domain proxy-1: nvram busy", "OPERATION_FAILED");
 
-        fixture.engine.delete(id, EngineFixture.deadline());
+        fixture.engine.delete(id, Requests.deadline());
         assertThat(host.domainNames()).isEmpty();
         assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME);
     }

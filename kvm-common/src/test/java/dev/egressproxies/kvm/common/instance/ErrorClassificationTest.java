@@ -10,6 +10,7 @@ import dev.egressproxies.kvm.common.host.HostCallException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.Requests;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -72,7 +73,7 @@ class ErrorClassificationTest {
         fixture.connections.breakHost("host-1", reason);
 
         ProviderException error = catchProviderException(() -> fixture.engine.get("host-1/proxy-1",
-                EngineFixture.deadline()));
+                Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(kind);
         assertThat(error.operation()).isEqualTo(Operation.GET);
@@ -85,7 +86,7 @@ class ErrorClassificationTest {
         fixture.connections.breakHost("host-1", HostCallException.Reason.MISCONFIGURED);
 
         ProviderException error = catchProviderException(() -> fixture.engine.delete("host-1/proxy-1",
-                EngineFixture.deadline()));
+                Requests.deadline()));
 
         assertThat(error.detail()).contains("cannot work as configured", "sshKeyFile, knownHostsFile");
     }
@@ -94,7 +95,7 @@ class ErrorClassificationTest {
     void aPassedDeadlineReportedByThePoolSaysSo() {
         fixture.connections.breakHost("host-1", HostCallException.Reason.DEADLINE_EXCEEDED);
 
-        ProviderException error = catchProviderException(() -> fixture.engine.listManaged(EngineFixture.deadline()));
+        ProviderException error = catchProviderException(() -> fixture.engine.listManaged(Requests.deadline()));
 
         assertThat(error.detail()).contains("deadline exceeded while waiting for host 'host-1'");
         assertThat(error.instanceId()).isEmpty();
@@ -105,7 +106,7 @@ class ErrorClassificationTest {
         fixture.host().failNext("lookupDomain", new IllegalStateException("stream closed"));
 
         ProviderException error = catchProviderException(() -> fixture.engine.get("host-1/proxy-1",
-                EngineFixture.deadline()));
+                Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(error.detail()).contains("unexpected failure while talking to host 'host-1'", "stream closed");
@@ -123,8 +124,8 @@ class ErrorClassificationTest {
 
     @Test
     void aDomainMissingOnGetIsNotFoundButElsewhereTransient() {
-        Call get = new Call("e", Operation.GET, "h/n", EngineFixture.deadline());
-        Call delete = new Call("e", Operation.DELETE, "h/n", EngineFixture.deadline());
+        Call get = new Call("e", Operation.GET, "h/n", Requests.deadline());
+        Call delete = new Call("e", Operation.DELETE, "h/n", Requests.deadline());
         LibvirtException missing = new LibvirtException(LibvirtErrorCode.NO_DOMAIN, "Domain not found");
 
         assertThat(FailureTranslator.translate(missing, get, fixture.settings.hosts().get(0)).kind())
@@ -136,7 +137,7 @@ class ErrorClassificationTest {
     @Test
     void aProviderExceptionPassesUnchanged() {
         ProviderException verdict = new ProviderException(ErrorKind.PERMANENT, Operation.CREATE, "e", "x", "no");
-        Call call = new Call("e", Operation.CREATE, "x", EngineFixture.deadline());
+        Call call = new Call("e", Operation.CREATE, "x", Requests.deadline());
 
         assertThat(FailureTranslator.translate(verdict, call, fixture.settings.hosts().get(0))).isSameAs(verdict);
     }

@@ -13,6 +13,7 @@ import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.testing.TestProviderContext;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -42,7 +43,7 @@ class GetTest {
     void aRunningDomainWithAnArpAddressIsRunning() {
         addresses(AddressSource.ARP, ipv4("192.0.2.10"));
 
-        Instance instance = fixture.engine.get(id, EngineFixture.deadline());
+        Instance instance = fixture.engine.get(id, Requests.deadline());
 
         assertThat(instance).isEqualTo(new Instance("host-1/proxy-1", "proxy-1", "192.0.2.10", InstanceState.RUNNING,
                 "uid-proxy-1", TestProviderContext.NOW));
@@ -66,7 +67,7 @@ class GetTest {
             addresses(AddressSource.ARP, ipv4(address));
         }
 
-        Instance instance = fixture.engine.get(id, EngineFixture.deadline());
+        Instance instance = fixture.engine.get(id, Requests.deadline());
 
         assertThat(instance.state()).isEqualTo(expected);
         assertThat(instance.ip()).isEqualTo(state.isActive() ? address : "");
@@ -77,7 +78,7 @@ class GetTest {
         host.domain("proxy-1").state = DomainState.SHUTOFF;
         host.resetCalls();
 
-        fixture.engine.get(id, EngineFixture.deadline());
+        fixture.engine.get(id, Requests.deadline());
 
         assertThat(host.callLog()).containsExactly("lookupDomain", "domainMetadata", "domainState");
     }
@@ -87,7 +88,7 @@ class GetTest {
         addresses(AddressSource.ARP, ipv4("127.0.0.1"), ipv4("169.254.10.1"), ipv4("0.0.0.0"),
                 new InterfaceAddress("vnet0", "2001:db8::1", false), ipv4("203.0.113.7"), ipv4("198.51.100.1"));
 
-        assertThat(fixture.engine.get(id, EngineFixture.deadline()).ip()).isEqualTo("203.0.113.7");
+        assertThat(fixture.engine.get(id, Requests.deadline()).ip()).isEqualTo("203.0.113.7");
     }
 
     @Test
@@ -95,7 +96,7 @@ class GetTest {
         addresses(AddressSource.ARP, ipv4("169.254.1.1"));
         addresses(AddressSource.AGENT, ipv4("127.0.0.1"), ipv4("10.1.2.3"));
 
-        assertThat(fixture.engine.get(id, EngineFixture.deadline()).ip()).isEqualTo("10.1.2.3");
+        assertThat(fixture.engine.get(id, Requests.deadline()).ip()).isEqualTo("10.1.2.3");
     }
 
     @Test
@@ -104,7 +105,7 @@ class GetTest {
                 FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "wrong nlmsg len"));
         addresses(AddressSource.AGENT, ipv4("10.1.2.3"));
 
-        Instance instance = fixture.engine.get(id, EngineFixture.deadline());
+        Instance instance = fixture.engine.get(id, Requests.deadline());
 
         assertThat(instance.ip()).isEqualTo("10.1.2.3");
         assertThat(instance.state()).isEqualTo(InstanceState.RUNNING);
@@ -117,7 +118,7 @@ class GetTest {
         host.domain("proxy-1").addressFailures.put(AddressSource.AGENT,
                 FakeLibvirtHost.error(LibvirtErrorCode.AGENT_UNRESPONSIVE, "guest agent is not connected"));
 
-        Instance instance = fixture.engine.get(id, EngineFixture.deadline());
+        Instance instance = fixture.engine.get(id, Requests.deadline());
 
         assertThat(instance.state()).isEqualTo(InstanceState.PROVISIONING);
         assertThat(instance.ip()).isEmpty();
@@ -125,7 +126,7 @@ class GetTest {
 
     @Test
     void noAddressFromEitherSourceIsProvisioning() {
-        Instance instance = fixture.engine.get(id, EngineFixture.deadline());
+        Instance instance = fixture.engine.get(id, Requests.deadline());
 
         assertThat(instance.state()).isEqualTo(InstanceState.PROVISIONING);
         assertThat(instance.ip()).isEmpty();
@@ -137,7 +138,7 @@ class GetTest {
     void anAddressSourceThatBreaksTheLinkFailsTheCall() {
         host.domain("proxy-1").addressFailures.put(AddressSource.ARP, new IllegalStateException("socket closed"));
 
-        ProviderException error = catchProviderException(() -> fixture.engine.get(id, EngineFixture.deadline()));
+        ProviderException error = catchProviderException(() -> fixture.engine.get(id, Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
     }
@@ -145,7 +146,7 @@ class GetTest {
     @Test
     void aMissingDomainIsNotFound() {
         ProviderException error = catchProviderException(() -> fixture.engine.get("host-1/proxy-9",
-                EngineFixture.deadline()));
+                Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.NOT_FOUND);
         assertThat(error.operation()).isEqualTo(Operation.GET);
@@ -158,7 +159,7 @@ class GetTest {
     void aDomainThatVanishesDuringGetIsNotFound() {
         host.domain("proxy-1").stateFailure = FakeLibvirtHost.error(LibvirtErrorCode.NO_DOMAIN, "Domain not found");
 
-        ProviderException error = catchProviderException(() -> fixture.engine.get(id, EngineFixture.deadline()));
+        ProviderException error = catchProviderException(() -> fixture.engine.get(id, Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.NOT_FOUND);
     }
@@ -167,7 +168,7 @@ class GetTest {
     void aDomainThisPlatformDidNotCreateHasNoUidAndNoCreationTime() {
         host.putDomain("by-hand", DomainState.SHUTOFF, null);
 
-        Instance instance = fixture.engine.get("host-1/by-hand", EngineFixture.deadline());
+        Instance instance = fixture.engine.get("host-1/by-hand", Requests.deadline());
 
         assertThat(instance.uid()).isEmpty();
         assertThat(instance.createdAt()).isNull();
@@ -179,7 +180,7 @@ class GetTest {
         host.domain("proxy-1").metadata = "<ep:instance xmlns:ep='https://egressproxies.dev/xmlns/instance/1'>"
                 + "<ep:uid>u</ep:uid><ep:created>yesterday</ep:created></ep:instance>";
 
-        ProviderException error = catchProviderException(() -> fixture.engine.get(id, EngineFixture.deadline()));
+        ProviderException error = catchProviderException(() -> fixture.engine.get(id, Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(error.detail()).startsWith("domain 'proxy-1' on host 'host-1': ")

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.kvm.common.host.HostCallException;
+import dev.egressproxies.kvm.common.testing.Requests;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -24,7 +25,7 @@ class HostPreflightTest {
 
     @Test
     void aHealthyEntryPassesEveryCheck() {
-        List<PreflightCheck> checks = fixture.engine.preflight(EngineFixture.deadline());
+        List<PreflightCheck> checks = fixture.engine.preflight(Requests.deadline());
 
         assertThat(checks).extracting(PreflightCheck::name).containsExactly(
                 "SSH and libvirt on host host-1 (root@127.0.0.1:2222)", "storage pool egress-test on host host-1",
@@ -42,7 +43,7 @@ class HostPreflightTest {
     void anUnreachableHostFailsItsCheckAndSkipsItsPool() {
         fixture.connections.breakHost("host-1", HostCallException.Reason.UNREACHABLE);
 
-        List<PreflightCheck> checks = fixture.engine.preflight(EngineFixture.deadline());
+        List<PreflightCheck> checks = fixture.engine.preflight(Requests.deadline());
 
         assertThat(checks.get(0).passed()).isFalse();
         assertThat(checks.get(0).detail()).contains("could not be reached");
@@ -54,7 +55,7 @@ class HostPreflightTest {
     void aHostKeyOrKeyProblemFailsTheConnectionCheck() {
         fixture.connections.breakHost("host-2", HostCallException.Reason.MISCONFIGURED);
 
-        List<PreflightCheck> checks = fixture.engine.preflight(EngineFixture.deadline());
+        List<PreflightCheck> checks = fixture.engine.preflight(Requests.deadline());
 
         assertThat(checks.get(2).passed()).isFalse();
         assertThat(checks.get(2).detail()).contains("cannot work as configured");
@@ -64,7 +65,7 @@ class HostPreflightTest {
     void aMissingPoolFailsWithHowToCreateIt() {
         fixture.host().removePool(EngineFixture.POOL);
 
-        PreflightCheck pool = fixture.engine.preflight(EngineFixture.deadline()).get(1);
+        PreflightCheck pool = fixture.engine.preflight(Requests.deadline()).get(1);
 
         assertThat(pool.passed()).isFalse();
         assertThat(pool.detail()).contains("does not exist on host 'host-1'", "virsh pool-define-as egress-test");
@@ -74,7 +75,7 @@ class HostPreflightTest {
     void aPoolThatDoesNotRunFailsWithHowToStartIt() {
         fixture.host().stopPool(EngineFixture.POOL);
 
-        PreflightCheck pool = fixture.engine.preflight(EngineFixture.deadline()).get(1);
+        PreflightCheck pool = fixture.engine.preflight(Requests.deadline()).get(1);
 
         assertThat(pool.passed()).isFalse();
         assertThat(pool.detail()).contains("is not running", "virsh pool-start egress-test", "virsh pool-autostart");

@@ -16,6 +16,7 @@ import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.testing.TestProviderContext;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -35,8 +36,8 @@ class ListManagedTest {
     void createInstances() {
         fixture.create("proxy-b");
         fixture.create("proxy-a");
-        fixture.engine.create(EngineFixture.request("proxy-c", new Placement("host-2", "small", EngineFixture.IMAGE)),
-                EngineFixture.deadline());
+        fixture.engine.create(Requests.request("proxy-c", new Placement("host-2", "small", EngineFixture.IMAGE)),
+                Requests.deadline());
         first.putDomain("by-hand", DomainState.RUNNING, null);
         second.putDomain("other-tool", DomainState.SHUTOFF, "<x:tag xmlns:x='https://example.org/other'/>");
     }
@@ -51,7 +52,7 @@ class ListManagedTest {
         first.domain("proxy-a").addresses.put(AddressSource.ARP, List.of(new InterfaceAddress("vnet0", "10.0.0.7", true)));
         second.domain("proxy-c").state = DomainState.SHUTOFF;
 
-        List<Instance> listed = fixture.engine.listManaged(EngineFixture.deadline());
+        List<Instance> listed = fixture.engine.listManaged(Requests.deadline());
 
         assertThat(listed).containsExactly(
                 new Instance("host-1/proxy-a", "proxy-a", "10.0.0.7", InstanceState.RUNNING, "uid-proxy-a",
@@ -66,7 +67,7 @@ class ListManagedTest {
     void aDomainWhoseMetadataCannotBeReadIsSkipped() {
         first.domain("proxy-a").metadataFailure = FakeLibvirtHost.error(LibvirtErrorCode.NO_DOMAIN, "Domain not found");
 
-        assertThat(ids(fixture.engine.listManaged(EngineFixture.deadline()))).containsExactly("host-1/proxy-b",
+        assertThat(ids(fixture.engine.listManaged(Requests.deadline()))).containsExactly("host-1/proxy-b",
                 "host-2/proxy-c");
     }
 
@@ -75,7 +76,7 @@ class ListManagedTest {
         first.domain("proxy-a").metadata = "<ep:instance xmlns:ep='https://egressproxies.dev/xmlns/instance/1'>"
                 + "<ep:uid>uid-proxy-a</ep:uid></ep:instance>";
 
-        assertThat(ids(fixture.engine.listManaged(EngineFixture.deadline()))).containsExactly("host-1/proxy-b",
+        assertThat(ids(fixture.engine.listManaged(Requests.deadline()))).containsExactly("host-1/proxy-b",
                 "host-2/proxy-c");
     }
 
@@ -83,7 +84,7 @@ class ListManagedTest {
     void aDomainWhoseStateCannotBeReadIsSkipped() {
         second.domain("proxy-c").stateFailure = FakeLibvirtHost.error(LibvirtErrorCode.OPERATION_FAILED, "mid teardown");
 
-        assertThat(ids(fixture.engine.listManaged(EngineFixture.deadline()))).containsExactly("host-1/proxy-a",
+        assertThat(ids(fixture.engine.listManaged(Requests.deadline()))).containsExactly("host-1/proxy-a",
                 "host-1/proxy-b");
     }
 
@@ -91,7 +92,7 @@ class ListManagedTest {
     void anUnreachableHostFailsTheWholeCall() {
         fixture.connections.breakHost("host-2", HostCallException.Reason.UNREACHABLE);
 
-        ProviderException error = catchProviderException(() -> fixture.engine.listManaged(EngineFixture.deadline()));
+        ProviderException error = catchProviderException(() -> fixture.engine.listManaged(Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(error.operation()).isEqualTo(Operation.LIST_MANAGED);
@@ -104,7 +105,7 @@ class ListManagedTest {
     void aLinkThatBreaksWhileReadingOneDomainFailsTheWholeCall() {
         second.domain("proxy-c").metadataFailure = FakeLibvirtHost.error(LibvirtErrorCode.RPC, "connection reset");
 
-        ProviderException error = catchProviderException(() -> fixture.engine.listManaged(EngineFixture.deadline()));
+        ProviderException error = catchProviderException(() -> fixture.engine.listManaged(Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(error.getCause()).isInstanceOf(LibvirtException.class);
@@ -114,7 +115,7 @@ class ListManagedTest {
     void aHostThatCannotListItsDomainsFailsTheWholeCall() {
         first.failNext("listAllDomains", FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "busy"));
 
-        ProviderException error = catchProviderException(() -> fixture.engine.listManaged(EngineFixture.deadline()));
+        ProviderException error = catchProviderException(() -> fixture.engine.listManaged(Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(error.detail()).contains("listing the domains: busy");

@@ -8,6 +8,7 @@ import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.testing.Requests;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,8 +46,8 @@ class PlacementAndIdTest {
         try (EngineFixture single = EngineFixture.oneHost()) {
             single.cacheBaseImage();
 
-            String id = single.engine.create(EngineFixture.request("proxy-1", new Placement("", "small",
-                    EngineFixture.IMAGE)), EngineFixture.deadline());
+            String id = single.engine.create(Requests.request("proxy-1", new Placement("", "small",
+                    EngineFixture.IMAGE)), Requests.deadline());
 
             assertThat(id).isEqualTo("host-1/proxy-1");
         }
@@ -70,7 +71,7 @@ class PlacementAndIdTest {
     void anInvalidRequestIsRejectedBeforeThePlacementIsLookedAt() {
         CreateRequest request = new CreateRequest("Not_A_Label", "uid", new Placement("host-9", "", ""), "");
 
-        ProviderException error = catchProviderException(() -> fixture.engine.create(request, EngineFixture.deadline()));
+        ProviderException error = catchProviderException(() -> fixture.engine.create(request, Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(error.detail()).contains("is not a DNS label");
@@ -81,8 +82,8 @@ class PlacementAndIdTest {
     @ValueSource(strings = {"", "proxy-1", "host-1/", "/proxy-1", "host-1/proxy-1/x", "host-1/Proxy", "host 1/proxy-1",
             "host-1/proxy_1"})
     void malformedIdsArePermanentForGetAndDelete(String id) {
-        ProviderException get = catchProviderException(() -> fixture.engine.get(id, EngineFixture.deadline()));
-        ProviderException delete = catchProviderException(() -> fixture.engine.delete(id, EngineFixture.deadline()));
+        ProviderException get = catchProviderException(() -> fixture.engine.get(id, Requests.deadline()));
+        ProviderException delete = catchProviderException(() -> fixture.engine.delete(id, Requests.deadline()));
 
         for (ProviderException error : new ProviderException[] {get, delete}) {
             assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
@@ -97,7 +98,7 @@ class PlacementAndIdTest {
     @Test
     void anIdOfAHostThatIsNotConfiguredIsPermanent() {
         ProviderException error = catchProviderException(() -> fixture.engine.delete("host-7/proxy-1",
-                EngineFixture.deadline()));
+                Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(error.detail()).contains("host 'host-7' of this provider ID is not configured", "add it back");
@@ -106,7 +107,7 @@ class PlacementAndIdTest {
 
     @Test
     void callsGoToTheHostTheIdNames() {
-        fixture.engine.delete("host-2/proxy-1", EngineFixture.deadline());
+        fixture.engine.delete("host-2/proxy-1", Requests.deadline());
 
         assertThat(fixture.connections.endpoints()).singleElement().satisfies(endpoint -> {
             assertThat(endpoint.name()).isEqualTo("host-2");
@@ -118,7 +119,7 @@ class PlacementAndIdTest {
 
     private ProviderException rejectedCreate(Placement placement) {
         ProviderException error = catchProviderException(() -> fixture.engine.create(
-                EngineFixture.request("proxy-1", placement), EngineFixture.deadline()));
+                Requests.request("proxy-1", placement), Requests.deadline()));
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(error.operation()).isEqualTo(Operation.CREATE);
         assertThat(error.instanceId()).isEqualTo("proxy-1");
