@@ -30,10 +30,10 @@ import java.util.function.Supplier;
  * poll for another instance was cancelled on the pooled connection (nor the pooled connection be
  * cut because this transfer ran out of time).
  *
- * <p>The base volume is a raw volume of the image's length (of the published length while the
- * decompressed one is not known; the upload then grows it): the upload writes the image file's
- * bytes as they are, whatever its format, and the pool refresh that follows makes libvirt read the
- * file's real size. Every failure after the volume was created removes it, best effort, once the
+ * <p>The base volume is a raw volume of the image's length (of one byte while the decompressed
+ * length is not known; the upload then grows it to the image's end): the upload writes the image
+ * file's bytes as they are, whatever its format, and the pool refresh that follows makes libvirt
+ * read the file's real format and size. Every failure after the volume was created removes it, best effort, once the
  * dedicated connection is closed, so libvirtd has let go of the stream.
  */
 final class BaseImageTransfer {
@@ -53,18 +53,17 @@ final class BaseImageTransfer {
     /**
      * Fetches the image into its base volume on {@code host}, which must not exist.
      *
-     * @param publishedBytes the published file's size, as the probe found it
      * @return what was fetched; the base volume holds the image, complete but not yet marked
      * @throws dev.egressproxies.api.ProviderException classified by the contract; the base volume is
      *                                                 gone (or left for the next attempt to remove)
      */
-    FetchResult fetch(HostSettings host, Kvm2Image image, long publishedBytes, Call call) {
+    FetchResult fetch(HostSettings host, Kvm2Image image, Call call) {
         Call transfer = call.withDeadline(call.deadline().within(transferBudget));
         AtomicBoolean created = new AtomicBoolean();
         HostConnections dedicated = dedicatedConnections.get();
         try {
             return new HostCaller(dedicated).call(host, transfer,
-                    libvirt -> upload(libvirt, host, image, publishedBytes, transfer, created));
+                    libvirt -> upload(libvirt, host, image, transfer, created));
         } catch (RuntimeException failure) {
             dedicated.close();
             if (created.get()) {
@@ -76,15 +75,16 @@ final class BaseImageTransfer {
         }
     }
 
-    private FetchResult upload(LibvirtHost libvirt, HostSettings host, Kvm2Image image, long publishedBytes,
-                               Call transfer, AtomicBoolean created) {
+    private FetchResult upload(LibvirtHost libvirt, HostSettings host, Kvm2Image image, Call transfer,
+                               AtomicBoolean created) {
         StoragePool pool = Pools.require(libvirt, host, transfer);
         String description = "downloading image " + image.label() + " to host " + host.name();
         Deadline deadline = transfer.deadline();
         try {
             return fetcher.fetch(image.source(), description, deadline, content -> {
-                StorageVolume base = create(libvirt, pool, host, image, content.length().orElse(publishedBytes),
-                        transfer);
+                // Of unknown length, the volume starts at one byte and grows with the data, so the
+                // file holds exactly the image (kvm-common's uploadVolumeUntilEnd).
+                StorageVolume base = create(libvirt, pool, host, image, content.length().orElse(1), transfer);
                 created.set(true);
                 write(libvirt, base, content);
             });
@@ -115,7 +115,7 @@ final class BaseImageTransfer {
         if (content.length().isPresent()) {
             LibvirtSteps.run(step, () -> libvirt.uploadVolume(base, content.stream(), content.length().getAsLong()));
         } else {
-            LibvirtSteps.step(step, () -> libvirt.uploadVolumeUntilEnd(base, content.stream()));
+            LibvirtSteps.run(step, () -> libvirt.uploadVolumeUntilEnd(base, content.stream()));
         }
     }
 }

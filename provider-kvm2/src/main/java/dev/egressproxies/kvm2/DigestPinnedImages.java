@@ -115,7 +115,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
                 space.require(Pools.requireRunning(libvirt, pool, host, call), publishedBytes, host, call);
                 return null;
             });
-            return fetch(host, image, publishedBytes, call);
+            return fetch(host, image, call);
         });
     }
 
@@ -146,7 +146,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     }
 
     /** Fetches the image, then refreshes the pool and writes the marker, under the download span. */
-    private String fetch(HostSettings host, Kvm2Image image, long publishedBytes, Call call) {
+    private String fetch(HostSettings host, Kvm2Image image, Call call) {
         Attributes attributes = Attributes.builder()
                 .put(Kvm2Telemetry.HOST, host.name())
                 .put(Kvm2Telemetry.VOLUME, image.volume())
@@ -155,7 +155,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
                 .build();
         return telemetry.inSpan("kvm2.download", SpanKind.CLIENT, attributes, () -> {
             long started = System.nanoTime();
-            FetchResult fetched = transfer.fetch(host, image, publishedBytes, call);
+            FetchResult fetched = transfer.fetch(host, image, call);
             String path = mark(host, image, fetched, call);
             LOG.info("fetched image {} into base volume {} on host {}: {} bytes as published, {} as image, sha256 {},"
                     + " in {} ms", image.label(), image.volume(), host.name(), fetched.publishedBytes(),

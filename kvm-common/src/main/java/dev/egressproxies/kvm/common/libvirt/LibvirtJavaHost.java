@@ -236,9 +236,12 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
     }
 
     @Override
-    public long uploadVolumeUntilEnd(StorageVolume volume, InputStream data) {
+    public void uploadVolumeUntilEnd(StorageVolume volume, InputStream data) {
         StorageVol target = unwrap(volume).volume();
-        return connection.call(connect -> VolumeTransfer.uploadUntilEnd(connect, target, data));
+        connection.call(connect -> {
+            VolumeTransfer.uploadUntilEnd(connect, target, data);
+            return null;
+        });
     }
 
     @Override

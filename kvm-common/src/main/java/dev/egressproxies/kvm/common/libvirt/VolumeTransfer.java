@@ -59,11 +59,11 @@ final class VolumeTransfer {
     }
 
     /**
-     * Streams {@code data} into the volume from its start until it ends; returns the byte count.
-     * libvirt reads a length of zero as "no limit".
+     * Streams {@code data} into the volume from its start until {@code data} ends. A length of zero
+     * tells libvirt "up to the end of the volume", which in a directory pool grows the file as far as
+     * the stream goes; the stream's end is the client's {@code finish}.
      */
-    static long uploadUntilEnd(Connect connect, StorageVol volume, InputStream data)
-            throws org.libvirt.LibvirtException {
+    static void uploadUntilEnd(Connect connect, StorageVol volume, InputStream data) throws org.libvirt.LibvirtException {
         Stream stream = connect.streamNew(0);
         boolean finished = false;
         try {
@@ -72,13 +72,12 @@ final class VolumeTransfer {
             byte[] chunk = new byte[CHUNK_BYTES];
             long sent = 0;
             int read;
-            while ((read = readSome(data, chunk, sent)) > 0) {
+            while ((read = readSome(data, chunk, sent)) != -1) {
                 write(out, chunk, read);
                 sent += read;
             }
             stream.finish();
             finished = true;
-            return sent;
         } finally {
             if (!finished) {
                 abortQuietly(stream);
@@ -132,14 +131,16 @@ final class VolumeTransfer {
         return read;
     }
 
-    /** Fills as much of {@code chunk} as {@code data} gives before it ends; 0 at its end. */
+    /** Fills as much of {@code chunk} as the data gives before it ends; -1 once it has ended. */
     private static int readSome(InputStream data, byte[] chunk, long sent) {
+        int read;
         try {
-            return data.readNBytes(chunk, 0, chunk.length);
+            read = data.readNBytes(chunk, 0, chunk.length);
         } catch (IOException e) {
             throw new UploadSourceException("reading the data to upload failed after " + sent + " bytes: "
                     + e.getMessage(), e);
         }
+        return read == 0 ? -1 : read;
     }
 
     private static void write(OutputStream out, byte[] chunk, int length) throws org.libvirt.LibvirtException {

@@ -112,11 +112,6 @@ final class FakeLibvirtHost implements LibvirtHost {
     }
 
     @Override
-    public long uploadVolumeUntilEnd(StorageVolume volume, InputStream data) {
-        throw notFaked();
-    }
-
-    @Override
     public byte[] downloadVolume(StorageVolume volume, int maximumBytes) {
         throw notFaked();
     }

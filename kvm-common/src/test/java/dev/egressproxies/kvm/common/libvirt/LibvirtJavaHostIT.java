@@ -134,18 +134,50 @@ class LibvirtJavaHostIT {
         }
 
         @Test
-        void uploadsDataOfUnknownLengthPastTheDeclaredCapacity() {
-            byte[] data = new byte[2 * 1024 * 1024 + 5];
-            new Random(7).nextBytes(data);
-            String name = leftovers.volume(TestStack.uniqueName("unsized"));
-            StorageVolume volume = libvirt.createVolume(pool, VolumeXml.raw(name, 4096));
+        void anUploadUntilTheEndGrowsAOneByteVolumeToExactlyTheData() throws IOException {
+            byte[] data = new byte[3 * 1024 * 1024 + 17];
+            new Random(5).nextBytes(data);
+            String name = leftovers.volume(TestStack.uniqueName("to-end"));
+            StorageVolume volume = libvirt.createVolume(pool, VolumeXml.raw(name, 1));
 
-            long sent = libvirt.uploadVolumeUntilEnd(volume, new ByteArrayInputStream(data));
+            libvirt.uploadVolumeUntilEnd(volume, new ByteArrayInputStream(data));
             libvirt.refreshPool(pool);
 
-            assertThat(sent).isEqualTo(data.length);
-            StorageVolume refreshed = libvirt.lookupVolume(pool, name).orElseThrow();
-            assertThat(libvirt.downloadVolume(refreshed, data.length + 100)).isEqualTo(data);
+            assertThat(Files.size(Path.of(volume.path()))).isEqualTo(data.length);
+            assertThat(libvirt.downloadVolume(volume, data.length + 100)).isEqualTo(data);
+        }
+
+        @Test
+        void anUploadUntilTheEndKeepsBytesPastTheDataInALargerVolume() throws IOException {
+            String name = leftovers.volume(TestStack.uniqueName("larger"));
+            StorageVolume volume = libvirt.createVolume(pool, VolumeXml.raw(name, 8192));
+
+            libvirt.uploadVolumeUntilEnd(volume, new ByteArrayInputStream(new byte[] {1, 2, 3}));
+
+            // Why the image volume is created with one byte: the file keeps its size.
+            assertThat(Files.size(Path.of(volume.path()))).isEqualTo(8192);
+        }
+
+        @Test
+        void aFailingSourceAbortsAnUploadUntilTheEnd() {
+            String name = leftovers.volume(TestStack.uniqueName("to-end-failing"));
+            StorageVolume volume = libvirt.createVolume(pool, VolumeXml.raw(name, 1));
+            InputStream failing = new InputStream() {
+                private int left = 100_000;
+
+                @Override
+                public int read() throws IOException {
+                    if (left <= 0) {
+                        throw new IOException("the image's digest is wrong");
+                    }
+                    left--;
+                    return 7;
+                }
+            };
+
+            assertThatThrownBy(() -> libvirt.uploadVolumeUntilEnd(volume, failing))
+                    .isInstanceOf(UploadSourceException.class).hasMessageContaining("the image's digest is wrong");
+            assertThat(libvirt.hostInfo()).isNotNull();
         }
 
         @Test
