@@ -2,17 +2,12 @@ package dev.egressproxies.kvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.egressproxies.kvm.common.testing.DirectHostConnections;
-import dev.egressproxies.kvm.common.testing.TestProviderContext;
+import dev.egressproxies.kvm.common.testing.RegistryBinding;
 import dev.egressproxies.kvm.config.KvmConfig;
 import dev.egressproxies.kvm.config.KvmHost;
 import dev.egressproxies.kvm.config.KvmImage;
 import dev.egressproxies.kvm.config.MachineType;
-import dev.egressproxies.registry.ConfigurationException;
-import dev.egressproxies.registry.PluginCatalog;
-import dev.egressproxies.registry.ProviderRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -158,21 +153,10 @@ class KvmConfigBindingTest {
     }
 
     private List<String> problems(String yaml) {
-        try {
-            build(yaml);
-        } catch (ConfigurationException rejected) {
-            return rejected.problems();
-        } catch (Exception unexpected) {
-            throw new AssertionError(unexpected);
-        }
-        throw new AssertionError("the configuration was accepted");
+        return RegistryBinding.problems(factory, yaml, "kvm-a");
     }
 
     private void build(String yaml) throws Exception {
-        JsonNode providers = new YAMLMapper().readTree(yaml).get("providers");
-        try (ProviderRegistry registry = ProviderRegistry.build(PluginCatalog.of(factory), providers,
-                new TestProviderContext())) {
-            assertThat(registry.require("kvm-a").provider()).isInstanceOf(KvmProvider.class);
-        }
+        assertThat(RegistryBinding.build(factory, yaml, "kvm-a")).isInstanceOf(KvmProvider.class);
     }
 }

@@ -3,21 +3,16 @@ package dev.egressproxies.kvm2;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.image.Archive;
 import dev.egressproxies.kvm.common.image.Compression;
 import dev.egressproxies.kvm.common.image.ImageSource;
 import dev.egressproxies.kvm.common.testing.FakeLinkDialer;
-import dev.egressproxies.kvm.common.testing.TestProviderContext;
+import dev.egressproxies.kvm.common.testing.RegistryBinding;
 import dev.egressproxies.kvm.common.xml.DiskFormat;
 import dev.egressproxies.kvm2.config.CatalogueImage;
 import dev.egressproxies.kvm2.config.Kvm2Config;
-import dev.egressproxies.registry.ConfigurationException;
-import dev.egressproxies.registry.PluginCatalog;
-import dev.egressproxies.registry.ProviderRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -195,21 +190,10 @@ class Kvm2ConfigTest {
     }
 
     private List<String> problems(String yaml) {
-        try {
-            build(yaml);
-        } catch (ConfigurationException rejected) {
-            return rejected.problems();
-        } catch (Exception unexpected) {
-            throw new AssertionError(unexpected);
-        }
-        throw new AssertionError("the configuration was accepted");
+        return RegistryBinding.problems(factory, yaml, "kvm2-a");
     }
 
     private void build(String yaml) throws Exception {
-        JsonNode providers = new YAMLMapper().readTree(yaml).get("providers");
-        try (ProviderRegistry registry = ProviderRegistry.build(PluginCatalog.of(factory), providers,
-                new TestProviderContext())) {
-            assertThat(registry.require("kvm2-a").provider()).isInstanceOf(Kvm2Provider.class);
-        }
+        assertThat(RegistryBinding.build(factory, yaml, "kvm2-a")).isInstanceOf(Kvm2Provider.class);
     }
 }
