@@ -61,6 +61,16 @@ class FetchFailureTest {
     }
 
     @Test
+    void anEmptyImageIsPermanent() {
+        fixture.server.serve(IMAGE_PATH, new byte[0]);
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertNothingLeft();
+    }
+
+    @Test
     void aBodyCutOffIsTransientAndTheBaseIsRemoved() {
         fixture.server.serveCutOff(IMAGE_PATH, IMAGE_BYTES, 1000);
 

@@ -46,7 +46,9 @@ public final class HostCaller {
         try {
             return connections.call(host.endpoint(), bounded, work);
         } catch (HostCallException link) {
-            if (link.reason() == HostCallException.Reason.DEADLINE_EXCEEDED && budget.isPresent()
+            // Deadline.within returns the caller's own deadline when that is the earlier one.
+            boolean budgetBound = bounded != call.deadline();
+            if (link.reason() == HostCallException.Reason.DEADLINE_EXCEEDED && budgetBound
                     && !call.deadline().isExpired()) {
                 throw call.transientFailure("host '" + host.name() + "' (" + host.destination() + ") did not finish"
                         + " the call within its budget of " + text(budget.get()) + " (rpcBudget): "
