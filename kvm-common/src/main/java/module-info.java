@@ -1,8 +1,9 @@
 /**
  * What the KVM backends share: the SSH tunnel that forwards a hypervisor's libvirt socket, the
  * libvirt adapter (libvirt-java over JNA) and the pool of host connections, the local unix-socket
- * dialer, the domain and volume XML, and the NoCloud seed ISO that hands cloud-init its
- * configuration, written in-process by a small ECMA-119 plus Joliet writer.
+ * dialer, the domain and volume XML, the NoCloud seed ISO that hands cloud-init its
+ * configuration, written in-process by a small ECMA-119 plus Joliet writer, and the image fetch
+ * pipeline that streams a published (possibly compressed) image over HTTP into a volume upload.
  */
 module dev.egressproxies.kvm.common {
     requires transitive dev.egressproxies.api;
@@ -14,6 +15,11 @@ module dev.egressproxies.kvm.common {
     // libvirt-java's POM marks JNA "provided" and an automatic module declares no dependencies,
     // so JNA enters the module graph only through this line.
     requires com.sun.jna;
+    requires org.apache.commons.compress;
+    // Commons Compress declares its xz and zstd decoders "requires static", so they enter the
+    // module graph only through these lines; without them xz and zstd images fail at run time.
+    requires org.tukaani.xz;
+    requires com.github.luben.zstd_jni;
 
     exports dev.egressproxies.kvm.common.seed;
     exports dev.egressproxies.kvm.common.libvirt;
@@ -21,4 +27,5 @@ module dev.egressproxies.kvm.common {
     exports dev.egressproxies.kvm.common.ssh;
     exports dev.egressproxies.kvm.common.local;
     exports dev.egressproxies.kvm.common.xml;
+    exports dev.egressproxies.kvm.common.image;
 }

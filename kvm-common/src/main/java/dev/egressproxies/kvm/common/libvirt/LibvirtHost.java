@@ -87,6 +87,28 @@ public interface LibvirtHost {
     void uploadVolume(StorageVolume volume, InputStream data, long length);
 
     /**
+     * Streams {@code data} into the volume from its start until {@code data} ends, for an image whose
+     * length is unknown until it has all arrived (a decompressed image); the stream is not closed.
+     *
+     * <p>In a {@code dir} (or {@code fs}, {@code netfs}) pool the volume is a file that grows as the
+     * data arrives, whatever capacity it was created with, and keeps any bytes past the data's end:
+     * create it raw with a capacity of one byte, so the file holds exactly the data, then refresh the
+     * pool so libvirt reads the file's format and virtual size. In a pool of block devices
+     * ({@code logical}, {@code disk}, {@code iscsi}, {@code rbd}) the volume cannot grow: the upload
+     * fails at the volume's end unless it was created large enough.
+     *
+     * <p>A source that fails aborts the upload, so a read of the data that throws (a pipeline that
+     * finds the image bad) never lets the upload finish as if complete.
+     *
+     * @throws UploadSourceException when {@code data} fails; the upload was aborted and the volume
+     *                               holds a partial write
+     * @throws UnsupportedOperationException from an implementation that cannot stream to an end
+     */
+    default void uploadVolumeUntilEnd(StorageVolume volume, InputStream data) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot upload data of unknown length");
+    }
+
+    /**
      * Reads a volume's first bytes, at most {@code maximumBytes} (fewer when the volume is
      * smaller); for small volumes such as markers, never for images.
      */

@@ -236,6 +236,15 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
     }
 
     @Override
+    public void uploadVolumeUntilEnd(StorageVolume volume, InputStream data) {
+        StorageVol target = unwrap(volume).volume();
+        connection.call(connect -> {
+            VolumeTransfer.uploadUntilEnd(connect, target, data);
+            return null;
+        });
+    }
+
+    @Override
     public byte[] downloadVolume(StorageVolume volume, int maximumBytes) {
         StorageVol target = unwrap(volume).volume();
         return connection.call(connect -> VolumeTransfer.download(connect, target, maximumBytes));

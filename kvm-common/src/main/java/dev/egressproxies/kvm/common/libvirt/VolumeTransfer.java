@@ -58,6 +58,34 @@ final class VolumeTransfer {
         }
     }
 
+    /**
+     * Streams {@code data} into the volume from its start until {@code data} ends. A length of zero
+     * tells libvirt "up to the end of the volume", which in a directory pool grows the file as far as
+     * the stream goes; the stream's end is the client's {@code finish}.
+     */
+    static void uploadUntilEnd(Connect connect, StorageVol volume, InputStream data) throws org.libvirt.LibvirtException {
+        Stream stream = connect.streamNew(0);
+        boolean finished = false;
+        try {
+            volume.upload(stream, 0, 0, 0);
+            OutputStream out = Channels.newOutputStream(stream);
+            byte[] chunk = new byte[CHUNK_BYTES];
+            long sent = 0;
+            int read;
+            while ((read = readSome(data, chunk, sent)) != -1) {
+                write(out, chunk, read);
+                sent += read;
+            }
+            stream.finish();
+            finished = true;
+        } finally {
+            if (!finished) {
+                abortQuietly(stream);
+            }
+            freeQuietly(stream);
+        }
+    }
+
     /** Reads the volume's first bytes, at most {@code maximumBytes}. */
     static byte[] download(Connect connect, StorageVol volume, int maximumBytes) throws org.libvirt.LibvirtException {
         if (maximumBytes < 0) {
@@ -101,6 +129,18 @@ final class VolumeTransfer {
                     + " bytes announced; the upload was aborted", null);
         }
         return read;
+    }
+
+    /** Fills as much of {@code chunk} as the data gives before it ends; -1 once it has ended. */
+    private static int readSome(InputStream data, byte[] chunk, long sent) {
+        int read;
+        try {
+            read = data.readNBytes(chunk, 0, chunk.length);
+        } catch (IOException e) {
+            throw new UploadSourceException("reading the data to upload failed after " + sent + " bytes: "
+                    + e.getMessage(), e);
+        }
+        return read == 0 ? -1 : read;
     }
 
     private static void write(OutputStream out, byte[] chunk, int length) throws org.libvirt.LibvirtException {

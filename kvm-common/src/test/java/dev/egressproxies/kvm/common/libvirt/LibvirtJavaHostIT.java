@@ -134,6 +134,53 @@ class LibvirtJavaHostIT {
         }
 
         @Test
+        void anUploadUntilTheEndGrowsAOneByteVolumeToExactlyTheData() throws IOException {
+            byte[] data = new byte[3 * 1024 * 1024 + 17];
+            new Random(5).nextBytes(data);
+            String name = leftovers.volume(TestStack.uniqueName("to-end"));
+            StorageVolume volume = libvirt.createVolume(pool, VolumeXml.raw(name, 1));
+
+            libvirt.uploadVolumeUntilEnd(volume, new ByteArrayInputStream(data));
+            libvirt.refreshPool(pool);
+
+            assertThat(Files.size(Path.of(volume.path()))).isEqualTo(data.length);
+            assertThat(libvirt.downloadVolume(volume, data.length + 100)).isEqualTo(data);
+        }
+
+        @Test
+        void anUploadUntilTheEndKeepsBytesPastTheDataInALargerVolume() throws IOException {
+            String name = leftovers.volume(TestStack.uniqueName("larger"));
+            StorageVolume volume = libvirt.createVolume(pool, VolumeXml.raw(name, 8192));
+
+            libvirt.uploadVolumeUntilEnd(volume, new ByteArrayInputStream(new byte[] {1, 2, 3}));
+
+            // Why the image volume is created with one byte: the file keeps its size.
+            assertThat(Files.size(Path.of(volume.path()))).isEqualTo(8192);
+        }
+
+        @Test
+        void aFailingSourceAbortsAnUploadUntilTheEnd() {
+            String name = leftovers.volume(TestStack.uniqueName("to-end-failing"));
+            StorageVolume volume = libvirt.createVolume(pool, VolumeXml.raw(name, 1));
+            InputStream failing = new InputStream() {
+                private int left = 100_000;
+
+                @Override
+                public int read() throws IOException {
+                    if (left <= 0) {
+                        throw new IOException("the image's digest is wrong");
+                    }
+                    left--;
+                    return 7;
+                }
+            };
+
+            assertThatThrownBy(() -> libvirt.uploadVolumeUntilEnd(volume, failing))
+                    .isInstanceOf(UploadSourceException.class).hasMessageContaining("the image's digest is wrong");
+            assertThat(libvirt.hostInfo()).isNotNull();
+        }
+
+        @Test
         void aDownloadIsCappedAtTheVolumeEnd() {
             byte[] data = "a marker digest".getBytes(StandardCharsets.US_ASCII);
             String name = leftovers.volume(TestStack.uniqueName("marker"));

@@ -1,0 +1,164 @@
+package dev.egressproxies.kvm.common.image;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
+import java.util.concurrent.LinkedBlockingQueue;
+
+/**
+ * An HTTP response body as an {@link InputStream} that a blocked read can leave: an interrupt of
+ * the reading thread ends the read at once (with the interrupt flag kept), and so does
+ * {@link #close()} from another thread.
+ *
+ * <p>It replaces the JDK's {@code BodyHandlers.ofInputStream()}, whose read on Java 17 swallows
+ * interrupts (it catches the interruption, clears the flag and waits on), so a fetch stuck on a
+ * silent server could not be interrupted. Demand is one list of buffers ahead of the reader, so
+ * memory stays at a few of the client's buffers whatever the body's size.
+ */
+final class BodyStream extends InputStream implements HttpResponse.BodySubscriber<BodyStream> {
+    /** The end of the body (or of waiting for it); compared by identity. */
+    private static final List<ByteBuffer> END = Collections.unmodifiableList(new ArrayList<>(0));
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
+    private final BlockingQueue<List<ByteBuffer>> arrived = new LinkedBlockingQueue<>();
+    private final CompletableFuture<BodyStream> self = CompletableFuture.completedFuture(this);
+    private volatile Flow.Subscription subscription;
+    private volatile Throwable failure;
+    private volatile boolean closed;
+    private Iterator<ByteBuffer> buffers = Collections.emptyIterator();
+    private ByteBuffer current = EMPTY;
+    private boolean ended;
+
+    /** The body handler that makes one of these per response. */
+    static HttpResponse.BodyHandler<BodyStream> handler() {
+        return responseInfo -> new BodyStream();
+    }
+
+    @Override
+    public CompletionStage<BodyStream> getBody() {
+        // Complete at once: the response is handed over when its headers are in, the body read later.
+        return self;
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription newSubscription) {
+        subscription = newSubscription;
+        if (closed) {
+            newSubscription.cancel();
+            return;
+        }
+        newSubscription.request(1);
+    }
+
+    @Override
+    public void onNext(List<ByteBuffer> item) {
+        arrived.add(item);
+    }
+
+    @Override
+    public void onError(Throwable error) {
+        failure = error;
+        arrived.add(END);
+    }
+
+    @Override
+    public void onComplete() {
+        arrived.add(END);
+    }
+
+    @Override
+    public int read() throws IOException {
+        ByteBuffer buffer = bufferWithData();
+        return buffer == null ? -1 : buffer.get() & 0xff;
+    }
+
+    @Override
+    public int read(byte[] target, int offset, int length) throws IOException {
+        if (length == 0) {
+            return 0;
+        }
+        ByteBuffer buffer = bufferWithData();
+        if (buffer == null) {
+            return -1;
+        }
+        int read = Math.min(length, buffer.remaining());
+        buffer.get(target, offset, read);
+        return read;
+    }
+
+    @Override
+    public int available() {
+        return current.remaining();
+    }
+
+    /** Stops the body: cancels the download and ends any read, now or later, with an error. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Flow.Subscription active = subscription;
+        if (active != null) {
+            active.cancel();
+        }
+        arrived.add(END);
+    }
+
+    /** The buffer to read from next, waiting for one if need be; null at the body's end. */
+    private ByteBuffer bufferWithData() throws IOException {
+        while (!current.hasRemaining()) {
+            if (buffers.hasNext()) {
+                current = buffers.next();
+                continue;
+            }
+            if (closed) {
+                throw new IOException("the response body was closed");
+            }
+            if (ended) {
+                return null;
+            }
+            List<ByteBuffer> next = take();
+            if (next == END) {
+                endOfBody();
+                return null;
+            }
+            buffers = next.iterator();
+            // One list ahead of the reader: enough to keep the connection busy, bounded memory.
+            subscription.request(1);
+        }
+        return current;
+    }
+
+    private List<ByteBuffer> take() throws InterruptedIOException {
+        try {
+            return arrived.take();
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            InterruptedIOException thrown = new InterruptedIOException("interrupted while waiting for the response body");
+            thrown.initCause(interrupted);
+            throw thrown;
+        }
+    }
+
+    private void endOfBody() throws IOException {
+        if (closed) {
+            throw new IOException("the response body was closed");
+        }
+        Throwable error = failure;
+        if (error != null) {
+            throw new IOException(error.getMessage(), error);
+        }
+        ended = true;
+    }
+}

@@ -1,0 +1,64 @@
+package dev.egressproxies.kvm.common.image;
+
+import dev.egressproxies.api.ErrorKind;
+import java.util.Objects;
+
+/**
+ * A failed image fetch or size probe, with the {@link ErrorKind kind} that says whether a retry
+ * can help and the {@link Reason reason} behind it; the backend wraps it into its
+ * {@link dev.egressproxies.api.ProviderException} with the operation, entry and instance.
+ *
+ * <p>The message names the image by its {@link RedactedUrl} only and says what to do. Causes are
+ * {@linkplain RedactedCause redacted copies}, so no part of the exception chain shows the URL's
+ * user information, path or query.
+ */
+public final class ImageFetchException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** Why a fetch failed, for callers that act differently on each (tracing, deadline handling). */
+    public enum Reason {
+        /** The server could not be reached, or the connection failed before the response began. */
+        UNREACHABLE,
+        /** The server answered with a status or headers that make the response unusable. */
+        UNUSABLE_RESPONSE,
+        /** The body broke off, was shorter than announced, or longer. */
+        BODY_BROKEN,
+        /** The published bytes arrived but are not what the source declares (bad compression, no such member). */
+        CONTENT_INVALID,
+        /** The published bytes' sha256 is not the pinned one. */
+        DIGEST_MISMATCH,
+        /** The body did not end within the transfer budget. */
+        TRANSFER_BUDGET,
+        /** The caller's deadline passed. */
+        DEADLINE,
+        /** The calling thread was interrupted; its interrupt flag is set again. */
+        INTERRUPTED
+    }
+
+    private final ErrorKind kind;
+    private final Reason reason;
+
+    /**
+     * Creates an exception.
+     *
+     * @param kind    whether and when a retry can help
+     * @param reason  why the fetch failed
+     * @param message what went wrong and what to do, naming the image only by its redacted URL
+     * @param cause   the underlying failure, already redacted, or {@code null}
+     */
+    ImageFetchException(ErrorKind kind, Reason reason, String message, Throwable cause) {
+        super(message, cause);
+        this.kind = Objects.requireNonNull(kind, "kind");
+        this.reason = Objects.requireNonNull(reason, "reason");
+    }
+
+    /** Whether and when a retry can help. */
+    public ErrorKind kind() {
+        return kind;
+    }
+
+    /** Why the fetch failed. */
+    public Reason reason() {
+        return reason;
+    }
+}

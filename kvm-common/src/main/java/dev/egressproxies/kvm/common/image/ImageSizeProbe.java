@@ -1,0 +1,59 @@
+package dev.egressproxies.kvm.common.image;
+
+import dev.egressproxies.api.Deadline;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.util.Objects;
+
+/**
+ * Finds out how large a published image file is without downloading it, for the quota precheck
+ * before anything is written: a HEAD request, and a GET whose body is closed at once when the HEAD
+ * answer cannot tell.
+ *
+ * <p>HEAD cannot tell when it is refused (405 or 501; 403 from a URL signed for GET only) or
+ * answers 2xx without a Content-Length (some servers compute no length for HEAD); the GET's answer
+ * is then the one classified, as {@link ImageFetcher} would. Any other HEAD answer is classified
+ * as it is. The size is the published file's: a compressed image becomes larger once decompressed.
+ *
+ * <p>Thread-safe.
+ */
+public final class ImageSizeProbe {
+    private final HttpClient client;
+
+    /**
+     * Creates a probe.
+     *
+     * @param client the HTTP client; its redirect policy decides which redirects are followed
+     */
+    public ImageSizeProbe(HttpClient client) {
+        this.client = Objects.requireNonNull(client, "client");
+    }
+
+    /**
+     * The published file's length in bytes.
+     *
+     * @param deadline when the caller gives up; include the per-call budget in it
+     * @throws ImageFetchException classified as for a fetch: 4xx PERMANENT, 5xx and 429 TRANSIENT, no
+     *                             or zero Content-Length PERMANENT, an encoded response PERMANENT
+     */
+    public long publishedBytes(ImageSource source, Deadline deadline) {
+        FetchFailures failures = FetchFailures.of(source.url());
+        TransferClock clock = TransferClock.forProbe(deadline);
+        HttpResponse<BodyStream> head = ImageRequests.send(client, source.url(), "HEAD", clock, failures);
+        head.body().close();
+        if (!headCannotTell(head)) {
+            return ResponseClassifier.publishedLength(head, failures);
+        }
+        HttpResponse<BodyStream> get = ImageRequests.send(client, source.url(), "GET", clock, failures);
+        // Only the headers matter: closing the body at once stops the download.
+        get.body().close();
+        return ResponseClassifier.publishedLength(get, failures);
+    }
+
+    private static boolean headCannotTell(HttpResponse<?> head) {
+        int status = head.statusCode();
+        boolean refused = status == 403 || status == 405 || status == 501;
+        boolean lengthless = ResponseClassifier.isSuccess(head) && head.headers().firstValue("Content-Length").isEmpty();
+        return refused || lengthless;
+    }
+}

@@ -1,0 +1,175 @@
+package dev.egressproxies.kvm.common.image;
+
+import dev.egressproxies.kvm.common.xml.DiskFormat;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Where an image is published and how to turn the published file into a disk image: its http or
+ * https URL, the disk format of the image, the file's compression, whether it is a tar archive
+ * (and which member is the disk), and the sha256 the published file must have.
+ *
+ * <p>Build one with {@link #builder(String)}, which fills in what the URL's suffix implies
+ * ({@code .qcow2.xz}, {@code .img.gz}, {@code .raw.bz2}, {@code .zst}, {@code .tar.xz},
+ * {@code .tgz}, ...) for whatever is not declared; a declaration always wins over the suffix.
+ *
+ * <p>{@link #toString()} shows the URL {@linkplain RedactedUrl redacted}, so a source may be
+ * logged; {@link #url()} is the full URL and must never be.
+ *
+ * @param url           the http or https URL the file is fetched from; may carry user information
+ * @param format        the disk format of the image (after decompression and unpacking)
+ * @param compression   how the published file is compressed
+ * @param archive       whether the (decompressed) file is a tar archive holding the image
+ * @param archiveMember the name of the tar member that is the image; empty to take the archive's
+ *                      only regular file
+ * @param sha256        the lowercase hex sha256 of the file as published (before decompression);
+ *                      empty when none is pinned
+ */
+public record ImageSource(URI url, DiskFormat format, Compression compression, Archive archive,
+                          Optional<String> archiveMember, Optional<String> sha256) {
+    private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
+
+    /**
+     * Checks the source.
+     *
+     * @throws IllegalArgumentException when the URL is not http or https with a host, the sha256
+     *                                  is not 64 lowercase hex digits, or a member is named for an
+     *                                  image that is no archive; the message never shows the URL's
+     *                                  user information, path or query
+     */
+    public ImageSource {
+        Objects.requireNonNull(url, "url");
+        Objects.requireNonNull(format, "format");
+        Objects.requireNonNull(compression, "compression");
+        Objects.requireNonNull(archive, "archive");
+        Objects.requireNonNull(archiveMember, "archiveMember");
+        Objects.requireNonNull(sha256, "sha256");
+        requireHttp(url);
+        sha256.ifPresent(ImageSource::requireSha256);
+        archiveMember.ifPresent(member -> requireMember(member, archive));
+    }
+
+    /** A builder for the image published at {@code url}; see {@link Builder} for the defaults. */
+    public static Builder builder(String url) {
+        return new Builder(parse(url));
+    }
+
+    /** The URL as it may be shown. */
+    public RedactedUrl redactedUrl() {
+        return RedactedUrl.of(url);
+    }
+
+    @Override
+    public String toString() {
+        return "ImageSource[" + redactedUrl() + ", " + format.xmlName() + ", compression " + compression.configName()
+                + (archive == Archive.TAR ? ", tar member " + archiveMember.orElse("(the only file)") : "")
+                + (sha256.isPresent() ? ", sha256 " + sha256.get() : "") + "]";
+    }
+
+    private static URI parse(String url) {
+        if (url == null || url.isBlank()) {
+            throw new IllegalArgumentException("the image URL is empty; give an http or https URL");
+        }
+        try {
+            return new URI(url.strip());
+        } catch (URISyntaxException invalid) {
+            // The reason and index only: the exception's own message repeats the whole URL.
+            throw new IllegalArgumentException("the image URL is not a valid URL (" + invalid.getReason()
+                    + " at index " + invalid.getIndex() + "); give an http or https URL");
+        }
+    }
+
+    private static void requireHttp(URI url) {
+        String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https")) {
+            throw new IllegalArgumentException("the image URL has scheme '" + scheme + "'; only http and https"
+                    + " images can be fetched");
+        }
+        if (url.getHost() == null) {
+            throw new IllegalArgumentException("the image URL names no host (or one that is not a valid host name);"
+                    + " give a URL such as https://images.example.org/disk.qcow2");
+        }
+    }
+
+    private static void requireSha256(String digest) {
+        if (!SHA256_HEX.matcher(digest).matches()) {
+            throw new IllegalArgumentException("the image sha256 '" + digest + "' is not 64 lowercase hex digits;"
+                    + " give the output of sha256sum for the file as published (before decompression)");
+        }
+    }
+
+    private static void requireMember(String member, Archive archive) {
+        if (archive != Archive.TAR) {
+            throw new IllegalArgumentException("the archive member '" + member + "' is named, but the image is no"
+                    + " tar archive; declare the archive or remove the member");
+        }
+        if (member.isBlank() || member.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("the archive member name is blank or holds a NUL character; name"
+                    + " the disk image's path inside the archive, such as disk.raw");
+        }
+    }
+
+    /**
+     * Builds an {@link ImageSource}. Without declarations the format is qcow2, and compression and
+     * archive are what the URL's path suffix implies; naming a member implies a tar archive.
+     */
+    public static final class Builder {
+        private final URI url;
+        private DiskFormat format = DiskFormat.QCOW2;
+        private Compression compression;
+        private Archive archive;
+        private String archiveMember;
+        private String sha256;
+
+        private Builder(URI url) {
+            this.url = url;
+        }
+
+        /** Declares the disk format of the image; qcow2 when not declared. */
+        public Builder format(DiskFormat format) {
+            this.format = Objects.requireNonNull(format, "format");
+            return this;
+        }
+
+        /** Declares the compression, overriding what the URL suffix implies. */
+        public Builder compression(Compression compression) {
+            this.compression = Objects.requireNonNull(compression, "compression");
+            return this;
+        }
+
+        /** Declares whether the file is a tar archive, overriding what the URL suffix implies. */
+        public Builder archive(Archive archive) {
+            this.archive = Objects.requireNonNull(archive, "archive");
+            return this;
+        }
+
+        /** Names the tar member that is the image; implies a tar archive unless one is declared otherwise. */
+        public Builder archiveMember(String member) {
+            this.archiveMember = Objects.requireNonNull(member, "member");
+            return this;
+        }
+
+        /** Pins the sha256 of the file as published, as 64 lowercase hex digits. */
+        public Builder sha256(String hex) {
+            this.sha256 = Objects.requireNonNull(hex, "sha256");
+            return this;
+        }
+
+        /**
+         * The source.
+         *
+         * @throws IllegalArgumentException as {@link ImageSource#ImageSource} says
+         */
+        public ImageSource build() {
+            ImpliedPackaging implied = ImpliedPackaging.of(url.getPath());
+            Archive resolvedArchive = archive != null ? archive : archiveMember != null ? Archive.TAR : implied.archive();
+            Compression resolvedCompression = compression != null ? compression : implied.compression();
+            return new ImageSource(url, format, resolvedCompression, resolvedArchive, Optional.ofNullable(archiveMember),
+                    Optional.ofNullable(sha256));
+        }
+    }
+}

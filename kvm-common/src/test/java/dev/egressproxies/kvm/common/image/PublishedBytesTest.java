@@ -1,0 +1,78 @@
+package dev.egressproxies.kvm.common.image;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.spi.ProgressReporter;
+import dev.egressproxies.kvm.common.image.ImageFetchException.Reason;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.util.Arrays;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The checks on the published bytes where no HTTP server can produce the case: a body longer than
+ * its Content-Length (the JDK client stops at the announced length).
+ */
+class PublishedBytesTest {
+    private static final byte[] DATA = TestImages.disk(100_000, 5);
+
+    private final FailureLatch latch = new FailureLatch();
+    private final FetchFailures failures = FetchFailures.of(URI.create("https://images.example.org/disk.qcow2"));
+
+    @Test
+    void moreBytesThanAnnouncedArePermanent() {
+        PublishedBytes published = published(new ByteArrayInputStream(DATA), DATA.length - 10, Optional.empty());
+
+        FailureLatch.PipelineFailure failure = catchThrowableOfType(FailureLatch.PipelineFailure.class,
+                () -> published.readAllBytes());
+
+        assertThat(failure.failure().kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(failure.failure().reason()).isEqualTo(Reason.BODY_BROKEN);
+        assertThat(failure).hasMessageContaining("more bytes").hasMessageContaining("than the " + (DATA.length - 10));
+    }
+
+    @Test
+    void exactlyTheAnnouncedBytesAreVerifiedInTheReadThatBringsTheLast() throws IOException {
+        PublishedBytes published = published(new ByteArrayInputStream(DATA), DATA.length,
+                Optional.of(TestImages.sha256(DATA)));
+
+        byte[] read = published.readNBytes(DATA.length);
+
+        assertThat(read).isEqualTo(DATA);
+        assertThat(published.verified()).isTrue();
+        assertThat(published.sha256()).isEqualTo(TestImages.sha256(DATA));
+        assertThat(published.read()).isEqualTo(-1);
+    }
+
+    @Test
+    void aBodyThatEndsEarlyIsTransient() {
+        PublishedBytes published = published(new ByteArrayInputStream(Arrays.copyOf(DATA, 1000)), DATA.length,
+                Optional.empty());
+
+        FailureLatch.PipelineFailure failure = catchThrowableOfType(FailureLatch.PipelineFailure.class,
+                () -> published.readAllBytes());
+
+        assertThat(failure.failure().kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(failure).hasMessageContaining("the server sent 1000 of " + DATA.length + " bytes");
+    }
+
+    @Test
+    void theFirstFailureIsTheOneReported() {
+        PublishedBytes published = published(new ByteArrayInputStream(DATA), DATA.length, Optional.empty());
+        latch.record(failures.transientFailure(Reason.DEADLINE, "first", null));
+
+        FailureLatch.PipelineFailure failure = catchThrowableOfType(FailureLatch.PipelineFailure.class,
+                () -> published.read(new byte[10]));
+
+        assertThat(failure).hasMessage("first");
+    }
+
+    private PublishedBytes published(InputStream body, long length, Optional<String> sha256) {
+        return new PublishedBytes(body, length, sha256, ProgressReporter.SILENT.begin("test", length), latch, failures);
+    }
+}
