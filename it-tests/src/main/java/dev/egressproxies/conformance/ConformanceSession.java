@@ -29,11 +29,12 @@ final class ConformanceSession implements AutoCloseable {
     static final String CLOUD_INIT = "#cloud-config\nhostname: conformance\n";
 
     private final ConformanceTarget target;
-    private final InstanceNames names = InstanceNames.unique();
+    private final InstanceNames names;
     private final Set<String> createdIds = ConcurrentHashMap.newKeySet();
 
     ConformanceSession(ConformanceTarget target) {
         this.target = target;
+        this.names = InstanceNames.unique(target.namePrefix());
     }
 
     ConformanceTarget target() {

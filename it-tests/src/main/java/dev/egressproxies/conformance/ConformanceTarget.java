@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * The backend a conformance run checks: a configured provider with its entry name, what it can
@@ -29,6 +30,7 @@ public final class ConformanceTarget {
     private final Duration callTimeout;
     private final Duration clockSkew;
     private final ConformanceHarness harness;
+    private final String namePrefix;
 
     private ConformanceTarget(Builder builder) {
         this.provider = builder.provider;
@@ -41,6 +43,7 @@ public final class ConformanceTarget {
         this.callTimeout = builder.callTimeout;
         this.clockSkew = builder.clockSkew;
         this.harness = builder.harness;
+        this.namePrefix = builder.namePrefix;
     }
 
     /**
@@ -122,8 +125,18 @@ public final class ConformanceTarget {
         return harness;
     }
 
+    /** What every instance name the suite makes starts with; empty unless set. */
+    public String namePrefix() {
+        return namePrefix;
+    }
+
     /** Describes a {@link ConformanceTarget}; only the provider, entry name, a placement and both example IDs are required. */
     public static final class Builder {
+        /** Lower-case letters, digits and hyphens, starting with a letter or digit: the start of a DNS label. */
+        private static final Pattern NAME_PREFIX = Pattern.compile("([a-z0-9][a-z0-9-]*)?");
+        /** Long enough for a namespace such as {@code egress-it-}, short enough to leave room in 63 characters. */
+        private static final int MAX_NAME_PREFIX_LENGTH = 24;
+
         private final Provider provider;
         private final String entryName;
         private final Set<Capability> capabilities = EnumSet.noneOf(Capability.class);
@@ -134,6 +147,7 @@ public final class ConformanceTarget {
         private Duration callTimeout = Duration.ofSeconds(60);
         private Duration clockSkew = Duration.ofSeconds(2);
         private ConformanceHarness harness = ConformanceHarness.NONE;
+        private String namePrefix = "";
 
         private Builder(Provider provider, String entryName) {
             this.provider = Objects.requireNonNull(provider, "provider");
@@ -189,6 +203,26 @@ public final class ConformanceTarget {
         /** Sets the harness that implements the hooks the declared capabilities need. */
         public Builder harness(ConformanceHarness harness) {
             this.harness = Objects.requireNonNull(harness, "harness");
+            return this;
+        }
+
+        /**
+         * Sets what every instance name the suite makes starts with, for backends whose instances
+         * share a host with other things and are cleaned by prefix (a test stack that removes
+         * {@code egress-it-*} domains, for example); empty unless set. Names keep their random
+         * token after the prefix, and invalid names stay invalid for the reason the case intends.
+         *
+         * @param prefix lower-case letters, digits and hyphens, starting with a letter or digit,
+         *               at most 24 characters
+         */
+        public Builder namePrefix(String prefix) {
+            Objects.requireNonNull(prefix, "namePrefix");
+            if (prefix.length() > MAX_NAME_PREFIX_LENGTH || !NAME_PREFIX.matcher(prefix).matches()) {
+                throw new IllegalArgumentException("namePrefix '" + prefix + "' must be at most "
+                        + MAX_NAME_PREFIX_LENGTH + " lower-case letters, digits and hyphens, starting with a"
+                        + " letter or digit");
+            }
+            this.namePrefix = prefix;
             return this;
         }
 

@@ -197,4 +197,19 @@ abstract class CreateConformance extends ConformanceGroup {
             throw new AssertionError("a concurrent create failed with other than TRANSIENT", e.getCause());
         }
     }
+
+    @Test
+    void aNameHeldByAnUnmanagedInstanceIsRefusedAndNothingIsAdopted() throws Throwable {
+        withHook(Capability.PLANTS_UNMANAGED_INSTANCES, () -> {
+            String name = names().name("held");
+            String foreign = session().plantUnmanaged(target().primaryPlacement(), name);
+
+            ProviderException error = ProviderErrors.thrownBy("create of a name an unmanaged instance holds",
+                    () -> session().create(session().request(name)));
+
+            ProviderErrors.assertCreateError(error, ErrorKind.PERMANENT, entry(), name);
+            assertThat(session().listedNamed(name)).as("managed instances called '%s'", name).isEmpty();
+            assertThat(session().get(foreign).uid()).as("the unmanaged instance, untouched").isEmpty();
+        }, () -> target().harness().plantUnmanaged(target().primaryPlacement(), names().name("probe")));
+    }
 }

@@ -88,4 +88,17 @@ abstract class DeleteConformance extends ConformanceGroup {
         assertThat(session().listedNamed(request.name())).as("managed instances called '%s'", request.name())
                 .hasSize(1);
     }
+
+    @Test
+    void anUnmanagedInstanceIsNeverDeleted() throws Throwable {
+        withHook(Capability.PLANTS_UNMANAGED_INSTANCES, () -> {
+            String foreign = session().plantUnmanaged(target().primaryPlacement(), names().name("not-ours"));
+
+            ProviderException error = ProviderErrors.thrownBy("delete of an unmanaged instance",
+                    () -> provider().delete(foreign, session().deadline()));
+
+            ProviderErrors.assertError(error, ErrorKind.PERMANENT, Operation.DELETE, entry(), foreign);
+            assertThat(session().get(foreign).id()).as("the unmanaged instance, still there").isEqualTo(foreign);
+        }, () -> target().harness().plantUnmanaged(target().primaryPlacement(), names().name("probe")));
+    }
 }

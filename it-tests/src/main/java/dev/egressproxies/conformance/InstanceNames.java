@@ -12,19 +12,21 @@ final class InstanceNames {
     private static final int TOKEN_LENGTH = 8;
     private static final SecureRandom RANDOM = new SecureRandom();
 
+    private final String prefix;
     private final String token;
 
-    private InstanceNames(String token) {
+    private InstanceNames(String prefix, String token) {
+        this.prefix = prefix;
         this.token = token;
     }
 
-    /** Names with a fresh random token. */
-    static InstanceNames unique() {
+    /** Names that start with {@code prefix} (may be empty), followed by a fresh random token. */
+    static InstanceNames unique(String prefix) {
         StringBuilder token = new StringBuilder(TOKEN_LENGTH);
         for (int i = 0; i < TOKEN_LENGTH; i++) {
             token.append(ALPHABET.charAt(RANDOM.nextInt(ALPHABET.length())));
         }
-        return new InstanceNames(token.toString());
+        return new InstanceNames(prefix, token.toString());
     }
 
     /**
@@ -32,10 +34,13 @@ final class InstanceNames {
      * checked: tests build invalid names on purpose.
      */
     String name(String purpose) {
-        return "cf-" + token + "-" + purpose;
+        return prefix + "cf-" + token + "-" + purpose;
     }
 
-    /** A valid name of exactly {@code length} characters (at least 13), padded with letters. */
+    /**
+     * A valid name of exactly {@code length} characters (at least 13 plus the prefix's length),
+     * padded with letters.
+     */
     String nameOfLength(int length) {
         String start = name("");
         if (length < start.length() + 1) {

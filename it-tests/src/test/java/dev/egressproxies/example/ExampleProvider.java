@@ -78,10 +78,16 @@ public final class ExampleProvider implements Provider {
     public synchronized void delete(String id, Deadline deadline) {
         deadline.check(Operation.DELETE, entry, id);
         requireWellFormed(id, Operation.DELETE);
-        ExampleInstance removed = instancesById.remove(id);
-        if (removed != null) {
-            idsByName.remove(removed.name());
+        ExampleInstance existing = instancesById.get(id);
+        if (existing == null) {
+            return;
         }
+        if (!existing.managed()) {
+            throw new ProviderException(ErrorKind.PERMANENT, Operation.DELETE, entry, id,
+                    "this instance was not created by this platform, so it is not deleted");
+        }
+        instancesById.remove(id);
+        idsByName.remove(existing.name());
     }
 
     @Override

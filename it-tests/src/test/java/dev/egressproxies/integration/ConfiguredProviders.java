@@ -16,7 +16,7 @@ import java.io.InputStream;
  * resources, discovers the plugins on the class path with ServiceLoader, and lets the registry
  * bind and build the configured entries. No test constructs a backend with {@code new}.
  */
-final class ConfiguredProviders {
+public final class ConfiguredProviders {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     private ConfiguredProviders() {
@@ -32,21 +32,47 @@ final class ConfiguredProviders {
      * @param entry    the entry's name
      * @param type     the provider class the entry's plugin builds, for the harness hooks
      */
-    static <P extends Provider> P provider(String resource, String entry, Class<P> type, ProviderContext context)
-            throws IOException {
-        ProviderRegistry registry = ProviderRegistry.build(PluginCatalog.discover(),
-                read(resource).get(ProviderRegistry.DEFAULT_CONFIG_PATH), context);
+    public static <P extends Provider> P provider(String resource, String entry, Class<P> type,
+                                                  ProviderContext context) throws IOException {
+        return provider(read(resource), PluginCatalog.discover(), resource, entry, type, context);
+    }
+
+    /**
+     * The provider of one entry of a configuration given as YAML text, for configurations that
+     * depend on the machine (ports, key files) and are written by the test.
+     *
+     * @param yaml a configuration document with a {@code providers} list
+     */
+    public static <P extends Provider> P providerFromYaml(String yaml, String entry, Class<P> type,
+                                                          ProviderContext context) throws IOException {
+        return providerFromYaml(yaml, PluginCatalog.discover(), entry, type, context);
+    }
+
+    /**
+     * Like {@link #providerFromYaml(String, String, Class, ProviderContext)}, with the plugins of
+     * {@code catalog} instead of those on the class path: for a test's own factory of a type, such
+     * as one that instruments the real backend.
+     */
+    public static <P extends Provider> P providerFromYaml(String yaml, PluginCatalog catalog, String entry,
+                                                          Class<P> type, ProviderContext context) throws IOException {
+        return provider(YAML.readTree(yaml), catalog, "the test's configuration", entry, type, context);
+    }
+
+    private static <P extends Provider> P provider(JsonNode config, PluginCatalog catalog, String source,
+                                                   String entry, Class<P> type, ProviderContext context) {
+        ProviderRegistry registry = ProviderRegistry.build(catalog,
+                config.get(ProviderRegistry.DEFAULT_CONFIG_PATH), context);
         Provider provider = registry.require(entry).provider();
         if (!type.isInstance(provider)) {
             registry.close();
-            throw new IllegalStateException("entry '" + entry + "' of " + resource + " built a "
+            throw new IllegalStateException("entry '" + entry + "' of " + source + " built a "
                     + provider.getClass().getName() + ", not a " + type.getName());
         }
         return type.cast(provider);
     }
 
     /** Reads a YAML resource from the test class path. */
-    static JsonNode read(String resource) throws IOException {
+    public static JsonNode read(String resource) throws IOException {
         try (InputStream in = ConfiguredProviders.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new FileNotFoundException(resource + " is not on the test class path");

@@ -12,10 +12,10 @@ import java.time.Clock;
  * creation times with its own clock), no telemetry, no progress display, and a state directory
  * of the test's own.
  */
-final class TestProviderContext implements ProviderContext {
+public final class TestProviderContext implements ProviderContext {
     private final Path stateDirectory;
 
-    TestProviderContext(Path stateDirectory) {
+    public TestProviderContext(Path stateDirectory) {
         this.stateDirectory = stateDirectory;
     }
 

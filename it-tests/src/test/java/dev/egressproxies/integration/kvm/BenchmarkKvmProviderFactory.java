@@ -1,0 +1,88 @@
+package dev.egressproxies.integration.kvm;
+
+import dev.egressproxies.api.spi.ProviderContext;
+import dev.egressproxies.api.spi.ProviderFactory;
+import dev.egressproxies.kvm.KvmProvider;
+import dev.egressproxies.kvm.KvmProviderFactory;
+import dev.egressproxies.kvm.common.host.CachingHostConnections;
+import dev.egressproxies.kvm.common.host.HostDialer;
+import dev.egressproxies.kvm.common.local.LocalSocketDialer;
+import dev.egressproxies.kvm.common.ssh.HostKeyPolicy;
+import dev.egressproxies.kvm.common.ssh.SshHostDialer;
+import dev.egressproxies.kvm.common.ssh.SshTunnelSettings;
+import dev.egressproxies.kvm.config.KvmConfig;
+import dev.egressproxies.kvm.config.KvmHost;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A {@code kvm} plugin for the benchmark: binds the same configuration as the real one (the
+ * registry does that), and builds {@link KvmProvider}s whose libvirt calls are counted
+ * ({@link CountingHostConnections}). Its hosts are reached like production's (SSH tunnel with the
+ * entry's key, known_hosts, handshake timeout and keepalive, and twice the handshake timeout for
+ * the whole dial), or, for comparison, through {@link LocalSocketDialer} on this machine, without
+ * SSH.
+ */
+final class BenchmarkKvmProviderFactory implements ProviderFactory<KvmConfig> {
+    /** How the providers reach their hosts. */
+    enum Transport {
+        /** The SSH tunnel, as in production. */
+        SSH,
+        /** The local libvirt socket through an in-process relay, no SSH: the floor. */
+        LOCAL_SOCKET
+    }
+
+    private final Transport transport;
+    private final List<CountingHostConnections> connections = new ArrayList<>();
+    private volatile KvmConfig lastConfig;
+
+    BenchmarkKvmProviderFactory(Transport transport) {
+        this.transport = transport;
+    }
+
+    @Override
+    public String type() {
+        return KvmProviderFactory.TYPE;
+    }
+
+    @Override
+    public Class<KvmConfig> configType() {
+        return KvmConfig.class;
+    }
+
+    @Override
+    public KvmProvider create(String entryName, KvmConfig config, ProviderContext context) {
+        CountingHostConnections counting = new CountingHostConnections(
+                new CachingHostConnections(dialer(config), config.handshakeTimeout().multipliedBy(2)));
+        connections.add(counting);
+        lastConfig = config;
+        return new KvmProvider(entryName, config, context, counting);
+    }
+
+    /** The counted connections of the last provider built. */
+    CountingHostConnections lastConnections() {
+        return connections.get(connections.size() - 1);
+    }
+
+    /** The configuration of the last provider built, as the registry bound it. */
+    KvmConfig lastConfig() {
+        return lastConfig;
+    }
+
+    /** The dialer of one entry: what {@code ProductionHostConnections} does, or the local socket. */
+    HostDialer dialer(KvmConfig config) {
+        if (transport == Transport.LOCAL_SOCKET) {
+            return new LocalSocketDialer();
+        }
+        return new SshHostDialer(endpoint -> {
+            KvmHost host = config.host(endpoint.name()).orElseThrow();
+            HostKeyPolicy hostKeys = config.insecureIgnoreHostKey()
+                    ? HostKeyPolicy.insecureIgnoreHostKey()
+                    : HostKeyPolicy.knownHosts(config.knownHostsFile());
+            return SshTunnelSettings.of(host.address(), host.port(), host.user(), config.sshKeyFile(), hostKeys,
+                            host.socket())
+                    .withHandshakeTimeout(config.handshakeTimeout())
+                    .withKeepalive(config.keepaliveInterval(), SshTunnelSettings.DEFAULT_KEEPALIVE_MAX_MISSED);
+        });
+    }
+}

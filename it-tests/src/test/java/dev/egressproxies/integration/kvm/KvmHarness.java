@@ -1,0 +1,139 @@
+package dev.egressproxies.integration.kvm;
+
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.conformance.ConformanceHarness;
+import dev.egressproxies.kvm.common.teststack.TestStack;
+import dev.egressproxies.kvm.common.teststack.Virsh;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The conformance hooks of the {@code kvm} backend on the test stack, done behind the provider's
+ * back with the machine's own tools:
+ * <ul>
+ *   <li>plant: {@code virsh define} of a small stopped domain without the platform's metadata;
+ *   <li>stop: {@code virsh destroy}, as a host crash or an operator would;
+ *   <li>hang: SIGSTOP to libvirtd ({@link LibvirtdFreezer}), which hangs every operation;
+ *   <li>unreadable zone: {@code test-stack.sh kill-sshd}, which makes the only host unreachable
+ *       (the entry has one host, so that zone is the one the suite names).
+ * </ul>
+ * {@link #restore()} thaws libvirtd first (always, whatever was hooked), starts sshd again when
+ * it was killed, and undefines the planted domains.
+ */
+final class KvmHarness implements ConformanceHarness {
+    private final TestStack stack;
+    private final List<String> planted = new ArrayList<>();
+    private boolean frozen;
+    private boolean sshdKilled;
+
+    KvmHarness(TestStack stack) {
+        this.stack = stack;
+    }
+
+    @Override
+    public String plantUnmanaged(Placement placement, String name) {
+        zoneOf(placement.zone());
+        Path xml = writeDomainXml(name);
+        try {
+            planted.add(name);
+            Virsh.run("define", xml.toString());
+        } finally {
+            deleteQuietly(xml);
+        }
+        return KvmTestConfig.HOST + "/" + name;
+    }
+
+    @Override
+    public void stop(String id) {
+        Virsh.run("destroy", domainOf(id));
+    }
+
+    @Override
+    public void hang(Operation operation) {
+        frozen = true;
+        LibvirtdFreezer.freeze();
+    }
+
+    @Override
+    public void makeZoneUnreadable(String zone) {
+        zoneOf(zone);
+        sshdKilled = true;
+        StackSshd.kill();
+    }
+
+    @Override
+    public void restore() {
+        // Unconditionally: a hang whose bookkeeping failed halfway must not leave libvirtd stopped.
+        LibvirtdFreezer.thaw();
+        frozen = false;
+        if (sshdKilled) {
+            StackSshd.revive();
+            sshdKilled = false;
+        }
+        for (String name : List.copyOf(planted)) {
+            if (!Virsh.domains(name).contains(name)) {
+                planted.remove(name);
+                continue;
+            }
+            Virsh.run("undefine", name, "--managed-save", "--snapshots-metadata", "--nvram");
+            planted.remove(name);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "KvmHarness[frozen=" + frozen + ", sshdKilled=" + sshdKilled + ", planted=" + planted + "]";
+    }
+
+    private static String domainOf(String id) {
+        String prefix = KvmTestConfig.HOST + "/";
+        if (!id.startsWith(prefix)) {
+            throw new IllegalArgumentException("'" + id + "' is not an ID on host " + KvmTestConfig.HOST);
+        }
+        return id.substring(prefix.length());
+    }
+
+    private static void zoneOf(String zone) {
+        if (!zone.isEmpty() && !zone.equals(KvmTestConfig.HOST)) {
+            throw new IllegalArgumentException("zone '" + zone + "' is not the stack's host " + KvmTestConfig.HOST);
+        }
+    }
+
+    /** A stopped domain like the backend's, but without the platform's metadata element. */
+    private Path writeDomainXml(String name) {
+        String xml = """
+                <domain type='%s'>
+                  <name>%s</name>
+                  <memory unit='MiB'>64</memory>
+                  <vcpu>1</vcpu>
+                  <os><type arch='x86_64' machine='pc'>hvm</type><boot dev='hd'/></os>
+                  <devices>
+                    <interface type='bridge'>
+                      <source bridge='%s'/>
+                      <model type='virtio'/>
+                    </interface>
+                  </devices>
+                </domain>
+                """.formatted(stack.value("EGRESS_TEST_DOMAIN_TYPE"), name, stack.bridge());
+        try {
+            Path file = Files.createTempFile("egress-it-planted", ".xml");
+            Files.writeString(file, xml);
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            // A temporary file; the system cleans it.
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package dev.egressproxies.integration.kvm;
+
+import dev.egressproxies.kvm.common.teststack.StackScript;
+
+/**
+ * The stack's sshd, killed and revived through {@code scripts/test-stack.sh}: {@code kill-sshd}
+ * SIGKILLs the listener and every connection process (so open tunnels drop as abruptly as with a
+ * crashed host), {@code up} starts it again on the same port with the same host key.
+ */
+final class StackSshd {
+    private StackSshd() {
+    }
+
+    /** Kills sshd and its connections. */
+    static void kill() {
+        StackScript.run("kill-sshd");
+    }
+
+    /** Starts sshd again (and repairs anything else of the stack); idempotent. */
+    static void revive() {
+        StackScript.run("up");
+    }
+}
