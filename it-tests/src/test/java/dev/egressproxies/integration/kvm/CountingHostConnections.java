@@ -151,6 +151,12 @@ final class CountingHostConnections implements HostConnections {
         }
 
         @Override
+        public List<Domain> listAllDomains(boolean active) {
+            return counted(active ? "listAllDomains(active)" : "listAllDomains(inactive)",
+                    () -> libvirt.listAllDomains(active));
+        }
+
+        @Override
         public Optional<StoragePool> lookupPool(String name) {
             return counted("lookupPool", () -> libvirt.lookupPool(name));
         }

@@ -75,6 +75,15 @@ final class InstanceInspector {
     }
 
     /**
+     * Describes a domain libvirt listed as inactive (shut off) without reading its state: STOPPED,
+     * without an address, as {@link #describe} reports a shut-off domain.
+     */
+    static Instance describeInactive(String hostName, Domain domain, InstanceMetadata metadata) {
+        return new Instance(new ProviderId(hostName, domain.name()).toString(), domain.name(), "",
+                stateOf(DomainState.SHUTOFF, ""), metadata.uid(), metadata.createdAt());
+    }
+
+    /**
      * Maps libvirt's state onto the contract's. "No state" is PROVISIONING rather than STOPPED:
      * callers answer STOPPED with delete-and-recreate, too drastic for a state libvirt could not
      * determine; the next poll decides. Otherwise the contract's rule applies: active with an

@@ -10,8 +10,21 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionService;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,9 +37,18 @@ import org.slf4j.LoggerFactory;
  * (vanished between listing and reading, unreadable metadata) is skipped instead, which is safe in
  * the same direction: a domain missing from the list is never collected. A failure that means the
  * link broke is not a domain's fault, so it fails the host.
+ *
+ * <p>Per host: two listing calls (active, inactive), then each domain's metadata on a few threads
+ * at once; a domain listed as inactive is STOPPED without a state read, an active one has its
+ * state (and address) read as {@code get} does.
  */
 final class ManagedInstanceLister {
     private static final Logger LOG = LoggerFactory.getLogger(ManagedInstanceLister.class);
+
+    /** How many domains of one host are read at once, below libvirtd's default of 5 requests per client. */
+    static final int READERS = 4;
+    /** The start of the names of the threads that read domains. */
+    static final String THREAD_PREFIX = "egress-proxies-list-";
 
     private final String entry;
     private final List<HostSettings> hostList;
@@ -50,20 +72,119 @@ final class ManagedInstanceLister {
     }
 
     private static List<Instance> listHost(LibvirtHost libvirt, HostSettings host, Call call) {
-        List<Domain> domains = LibvirtSteps.step("listing the domains", libvirt::listAllDomains);
+        // Two listings tell which domains are shut off, so those need no state read of their own.
+        List<Domain> active = LibvirtSteps.step("listing the domains", () -> libvirt.listAllDomains(true));
+        call.checkDeadline();
+        List<Domain> inactive = LibvirtSteps.step("listing the domains", () -> libvirt.listAllDomains(false));
+        // A domain that started or stopped between the two is in both: its state is read then.
+        Set<String> activeNames = new HashSet<>();
+        List<ListedDomain> listed = new ArrayList<>();
+        for (Domain domain : active) {
+            activeNames.add(domain.name());
+            listed.add(new ListedDomain(domain, true));
+        }
+        for (Domain domain : inactive) {
+            if (!activeNames.contains(domain.name())) {
+                listed.add(new ListedDomain(domain, false));
+            }
+        }
+        return readAll(libvirt, host, call, listed);
+    }
+
+    /** A domain as listed, with whether libvirt listed it as active. */
+    private record ListedDomain(Domain domain, boolean active) {
+    }
+
+    /**
+     * Reads the listed domains on up to {@link #READERS} threads of this call, which share the
+     * host's connection (libvirtd serves a few requests of one client at a time). The first
+     * failure that fails the host, a passed deadline or an interrupt stops the others; the
+     * threads end with the call.
+     */
+    private static List<Instance> readAll(LibvirtHost libvirt, HostSettings host, Call call, List<ListedDomain> listed) {
+        if (listed.isEmpty()) {
+            return List.of();
+        }
+        Instance[] found = new Instance[listed.size()];
+        AtomicInteger next = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
+        int readers = Math.min(READERS, listed.size());
+        ExecutorService threads = Executors.newFixedThreadPool(readers, readerThreads(host));
+        try {
+            CompletionService<Void> done = new ExecutorCompletionService<>(threads);
+            for (int reader = 0; reader < readers; reader++) {
+                done.submit(() -> {
+                    for (int index = next.getAndIncrement(); index < found.length && !stop.get();
+                            index = next.getAndIncrement()) {
+                        if (Thread.currentThread().isInterrupted()) {
+                            throw new CancellationException("reading the domains of host " + host.name()
+                                    + " was interrupted");
+                        }
+                        call.checkDeadline();
+                        found[index] = managedInstance(libvirt, host, listed.get(index)).orElse(null);
+                    }
+                    return null;
+                });
+            }
+            for (int finished = 0; finished < readers; ) {
+                Future<Void> reader = done.poll(Math.max(0, call.deadline().remaining().toNanos()),
+                        TimeUnit.NANOSECONDS);
+                if (reader == null) {
+                    call.checkDeadline();
+                    continue;
+                }
+                finished++;
+                try {
+                    reader.get();
+                } catch (ExecutionException failed) {
+                    stop.set(true);
+                    throw rethrown(failed.getCause());
+                }
+            }
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new CancellationException("interrupted while reading the domains of host " + host.name());
+        } finally {
+            stop.set(true);
+            threads.shutdownNow();
+        }
         List<Instance> managed = new ArrayList<>();
-        for (Domain domain : domains) {
-            call.checkDeadline();
-            managedInstance(libvirt, host, domain).ifPresent(managed::add);
+        for (Instance instance : found) {
+            if (instance != null) {
+                managed.add(instance);
+            }
         }
         return managed;
     }
 
-    private static Optional<Instance> managedInstance(LibvirtHost libvirt, HostSettings host, Domain domain) {
+    private static RuntimeException rethrown(Throwable failure) {
+        if (failure instanceof RuntimeException runtime) {
+            return runtime;
+        }
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        return new IllegalStateException(failure);
+    }
+
+    private static ThreadFactory readerThreads(HostSettings host) {
+        AtomicInteger count = new AtomicInteger();
+        return work -> {
+            Thread thread = new Thread(work, THREAD_PREFIX + host.name() + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    private static Optional<Instance> managedInstance(LibvirtHost libvirt, HostSettings host, ListedDomain listed) {
+        Domain domain = listed.domain();
         try {
             Optional<InstanceMetadata> metadata = InstanceInspector.metadataOf(libvirt, domain);
             if (metadata.isEmpty()) {
                 return Optional.empty();
+            }
+            if (!listed.active()) {
+                return Optional.of(InstanceInspector.describeInactive(host.name(), domain, metadata.get()));
             }
             return Optional.of(InstanceInspector.describe(libvirt, host.name(), domain, metadata));
         } catch (LibvirtException failure) {

@@ -1,6 +1,7 @@
 package dev.egressproxies.kvm.common.libvirt;
 
 import java.io.InputStream;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -56,6 +57,28 @@ public interface LibvirtHost {
 
     /** Every domain defined on the host, running or not. */
     List<Domain> listAllDomains();
+
+    /**
+     * The domains defined on the host that are active (libvirt's {@code
+     * VIR_CONNECT_LIST_DOMAINS_ACTIVE}: they have a running process, whether executing, paused or
+     * shutting down) or, with {@code active} false, inactive (shut off). One listing call each, so
+     * a caller learns which domains are shut off without reading every domain's state.
+     *
+     * <p>Two calls are not one snapshot: a domain that starts or stops between them may be in both
+     * lists or in neither.
+     *
+     * <p>The default filters {@link #listAllDomains()} by each domain's {@link #domainState}, one
+     * call per domain; implementations that can ask libvirt directly override it.
+     */
+    default List<Domain> listAllDomains(boolean active) {
+        List<Domain> chosen = new ArrayList<>();
+        for (Domain domain : listAllDomains()) {
+            if ((domainState(domain) != DomainState.SHUTOFF) == active) {
+                chosen.add(domain);
+            }
+        }
+        return chosen;
+    }
 
     /** The storage pool of that name, or empty when none exists. */
     Optional<StoragePool> lookupPool(String name);

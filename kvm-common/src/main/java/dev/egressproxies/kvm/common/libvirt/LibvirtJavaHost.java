@@ -33,6 +33,10 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
     static final int UNDEFINE_FLAGS = org.libvirt.Domain.UndefineFlags.MANAGED_SAVE
             | org.libvirt.Domain.UndefineFlags.SNAPSHOTS_METADATA | UNDEFINE_NVRAM;
 
+    /** {@code VIR_CONNECT_LIST_DOMAINS_ACTIVE} and {@code _INACTIVE}, which libvirt-java 0.5.4 does not name. */
+    private static final int LIST_DOMAINS_ACTIVE = 1;
+    private static final int LIST_DOMAINS_INACTIVE = 2;
+
     private final String uri;
     private final SharedConnection connection;
 
@@ -164,9 +168,18 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
 
     @Override
     public List<Domain> listAllDomains() {
+        return listDomains(0);
+    }
+
+    @Override
+    public List<Domain> listAllDomains(boolean active) {
+        return listDomains(active ? LIST_DOMAINS_ACTIVE : LIST_DOMAINS_INACTIVE);
+    }
+
+    private List<Domain> listDomains(int flags) {
         return connection.call(connect -> {
             List<Domain> domains = new ArrayList<>();
-            for (org.libvirt.Domain domain : connect.listAllDomains(0)) {
+            for (org.libvirt.Domain domain : connect.listAllDomains(flags)) {
                 domains.add(new JavaDomain(this, domain, domain.getName()));
             }
             return domains;

@@ -95,7 +95,7 @@ class DeadlineTest {
                 Deadline.after(Duration.ofMillis(200))));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
-        assertThat(host.callLog()).containsExactly("listAllDomains");
+        assertThat(host.callLog()).containsExactly("listAllDomains(active)");
     }
 
     @Test

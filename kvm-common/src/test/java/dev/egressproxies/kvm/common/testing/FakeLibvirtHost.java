@@ -214,7 +214,10 @@ public final class FakeLibvirtHost implements LibvirtHost {
         return this;
     }
 
-    /** Runs {@code action} after the next successful call of {@code method}. */
+    /**
+     * Runs {@code action} after the next successful call of {@code method}; a hook of a base name
+     * ({@code listAllDomains}) also runs after a call counted with a suffix ({@code listAllDomains(active)}).
+     */
     public synchronized FakeLibvirtHost after(String method, Runnable action) {
         afterHooks.computeIfAbsent(method, unused -> new ArrayDeque<>()).add(action);
         return this;
@@ -331,13 +334,18 @@ public final class FakeLibvirtHost implements LibvirtHost {
     }
 
     @Override
-    public synchronized Optional<String> domainMetadata(Domain handle, String namespaceUri) {
-        enter("domainMetadata");
-        DomainRecord domain = requireDomain(handle);
-        if (domain.metadataFailure != null) {
-            throw domain.metadataFailure;
+    public Optional<String> domainMetadata(Domain handle, String namespaceUri) {
+        Optional<String> element;
+        synchronized (this) {
+            enter("domainMetadata");
+            DomainRecord domain = requireDomain(handle);
+            if (domain.metadataFailure != null) {
+                throw domain.metadataFailure;
+            }
+            element = domain.metadata == null ? Optional.empty() : LibvirtMetadata.elementIn(domain.metadata, namespaceUri);
         }
-        return domain.metadata == null ? Optional.empty() : LibvirtMetadata.elementIn(domain.metadata, namespaceUri);
+        afterCall("domainMetadata");
+        return element;
     }
 
     @Override
@@ -362,6 +370,23 @@ public final class FakeLibvirtHost implements LibvirtHost {
             listed = domains.keySet().stream().map(name -> (Domain) new DomainHandle(name)).toList();
         }
         afterCall("listAllDomains");
+        return listed;
+    }
+
+    /** Counted as {@code listAllDomains(active)} or {@code listAllDomains(inactive)}; failures and hooks of {@code listAllDomains} apply. */
+    @Override
+    public List<Domain> listAllDomains(boolean active) {
+        String method = active ? "listAllDomains(active)" : "listAllDomains(inactive)";
+        List<Domain> listed;
+        synchronized (this) {
+            enter(method);
+            // As libvirt: a paused or shutting-down domain is active, only a shut-off one is not.
+            listed = domains.values().stream()
+                    .filter(domain -> (domain.state != DomainState.SHUTOFF) == active)
+                    .map(domain -> (Domain) new DomainHandle(domain.name))
+                    .toList();
+        }
+        afterCall(method);
         return listed;
     }
 
@@ -502,6 +527,10 @@ public final class FakeLibvirtHost implements LibvirtHost {
         synchronized (this) {
             Deque<Runnable> hooks = afterHooks.get(method);
             hook = hooks == null ? null : hooks.poll();
+            if (hook == null && method.contains("(")) {
+                Deque<Runnable> baseHooks = afterHooks.get(method.substring(0, method.indexOf('(')));
+                hook = baseHooks == null ? null : baseHooks.poll();
+            }
         }
         if (hook != null) {
             hook.run();
