@@ -147,7 +147,7 @@ final class CountingHostConnections implements HostConnections {
 
         @Override
         public List<Domain> listAllDomains() {
-            return counted("listAllDomains", libvirt::listAllDomains);
+            return counted("listAllDomains", () -> libvirt.listAllDomains());
         }
 
         @Override
