@@ -119,14 +119,21 @@ class ArchitectureTest {
     }
 
     /**
-     * Leaves out other modules' test jars (kvm-common publishes its test-stack helpers in one):
-     * test code may depend on what it tests, so the rules are about production code, plus this
-     * module's example plugin, which stands for a third party's production code.
+     * Leaves out other modules' test code (kvm-common publishes its test fakes and test-stack
+     * helpers in a test jar, which a reactor build without packaging resolves to its
+     * {@code target/test-classes}): test code may depend on what it tests, so the rules are about
+     * production code, plus this module's own test sources, whose example plugin stands for a third
+     * party's production code.
      */
     static final class ExcludeTestJars implements ImportOption {
+        private static final String OWN_TEST_CLASSES = "/it-tests/target/test-classes/";
+
         @Override
         public boolean includes(Location location) {
-            return !location.contains("-tests.jar");
+            if (location.contains("-tests.jar")) {
+                return false;
+            }
+            return !location.contains("/target/test-classes/") || location.contains(OWN_TEST_CLASSES);
         }
     }
 
