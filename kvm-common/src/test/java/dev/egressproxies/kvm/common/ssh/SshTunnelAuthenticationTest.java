@@ -5,15 +5,11 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.egressproxies.kvm.common.ssh.SshTunnelException.Reason;
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
-import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,28 +23,14 @@ class SshTunnelAuthenticationTest {
     @RegisterExtension
     static final OpenSshServer SSHD = new OpenSshServer();
 
-    private static UnixTestServer echo;
+    @RegisterExtension
+    static final EchoSocketExtension ECHO = new EchoSocketExtension();
 
     @TempDir
     Path folder;
 
-    @BeforeAll
-    static void startEchoServer() throws IOException {
-        echo = UnixTestServer.echo();
-    }
-
-    @AfterAll
-    static void stopEchoServer() throws IOException {
-        echo.close();
-    }
-
-    @AfterEach
-    void noThreadOutlivesItsTunnel() throws InterruptedException {
-        assertThat(TunnelThreadsCount.awaitNone(5_000)).isEmpty();
-    }
-
     private static SshTunnelSettings settings(Path key) {
-        return SSHD.settings(key, echo.socketPath().toString());
+        return SSHD.settings(key, ECHO.socketPath());
     }
 
     @ParameterizedTest

@@ -16,9 +16,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,22 +26,8 @@ class SshTunnelFailureTest {
     @RegisterExtension
     static final OpenSshServer SSHD = new OpenSshServer();
 
-    private static UnixTestServer echo;
-
-    @BeforeAll
-    static void startEchoServer() throws IOException {
-        echo = UnixTestServer.echo();
-    }
-
-    @AfterAll
-    static void stopEchoServer() throws IOException {
-        echo.close();
-    }
-
-    @AfterEach
-    void noThreadOutlivesItsTunnel() throws InterruptedException {
-        assertThat(TunnelThreadsCount.awaitNone(5_000)).isEmpty();
-    }
+    @RegisterExtension
+    static final EchoSocketExtension ECHO = new EchoSocketExtension();
 
     private static Path key() {
         return TestKeys.get().client(Client.ED25519_OPENSSH);
@@ -52,7 +35,7 @@ class SshTunnelFailureTest {
 
     private static SshTunnelSettings settingsForPort(int port, Duration handshakeTimeout) {
         return SshTunnelSettings.of(OpenSshServer.HOST, port, SSHD.user(), key(),
-                HostKeyPolicy.insecureIgnoreHostKey(), echo.socketPath().toString()).withHandshakeTimeout(handshakeTimeout);
+                HostKeyPolicy.insecureIgnoreHostKey(), ECHO.socketPath()).withHandshakeTimeout(handshakeTimeout);
     }
 
     @Test
@@ -118,7 +101,7 @@ class SshTunnelFailureTest {
         try (OpenSshServer strict = new OpenSshServer().withOption("AllowStreamLocalForwarding", "no")) {
             strict.start();
             SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
-                    () -> SshTunnel.open(strict.settings(key(), echo.socketPath().toString())));
+                    () -> SshTunnel.open(strict.settings(key(), ECHO.socketPath())));
             // OpenSSH answers exactly as for a socket nobody listens on, so the reason is the same.
             assertThat(failure.reason()).isEqualTo(Reason.REMOTE_SOCKET_UNAVAILABLE);
             assertThat(failure.getMessage()).contains("AllowStreamLocalForwarding yes");

@@ -15,9 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,26 +25,12 @@ class SshTunnelForwardingTest {
     @RegisterExtension
     static final OpenSshServer SSHD = new OpenSshServer();
 
-    private static UnixTestServer echo;
-
-    @BeforeAll
-    static void startEchoServer() throws IOException {
-        echo = UnixTestServer.echo();
-    }
-
-    @AfterAll
-    static void stopEchoServer() throws IOException {
-        echo.close();
-    }
-
-    @AfterEach
-    void noThreadOutlivesItsTunnel() throws InterruptedException {
-        assertThat(TunnelThreadsCount.awaitNone(5_000)).isEmpty();
-    }
+    @RegisterExtension
+    static final EchoSocketExtension ECHO = new EchoSocketExtension();
 
     private static SshTunnel open() throws SshTunnelException {
         return SshTunnel.open(SSHD.settings(TestKeys.get().client(TestKeys.Client.ED25519_OPENSSH),
-                echo.socketPath().toString()));
+                ECHO.socketPath()));
     }
 
     @Test

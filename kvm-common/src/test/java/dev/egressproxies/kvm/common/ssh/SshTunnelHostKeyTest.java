@@ -7,9 +7,6 @@ import dev.egressproxies.kvm.common.ssh.SshTunnelException.Reason;
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
 import java.io.IOException;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,29 +21,15 @@ class SshTunnelHostKeyTest {
     @RegisterExtension
     static final OpenSshServer SSHD = new OpenSshServer().withHostKey(TestKeys.get().hostEcdsa());
 
-    private static UnixTestServer echo;
+    @RegisterExtension
+    static final EchoSocketExtension ECHO = new EchoSocketExtension();
 
     @TempDir
     Path folder;
 
-    @BeforeAll
-    static void startEchoServer() throws IOException {
-        echo = UnixTestServer.echo();
-    }
-
-    @AfterAll
-    static void stopEchoServer() throws IOException {
-        echo.close();
-    }
-
-    @AfterEach
-    void noThreadOutlivesItsTunnel() throws InterruptedException {
-        assertThat(TunnelThreadsCount.awaitNone(5_000)).isEmpty();
-    }
-
     private static SshTunnelSettings settings(HostKeyPolicy policy) {
         return new SshTunnelSettings(OpenSshServer.HOST, SSHD.port(), SSHD.user(),
-                TestKeys.get().client(Client.ED25519_OPENSSH), policy, echo.socketPath().toString(),
+                TestKeys.get().client(Client.ED25519_OPENSSH), policy, ECHO.socketPath(),
                 SshTunnelSettings.DEFAULT_HANDSHAKE_TIMEOUT, SshTunnelSettings.DEFAULT_KEEPALIVE_INTERVAL,
                 SshTunnelSettings.DEFAULT_KEEPALIVE_MAX_MISSED);
     }
@@ -77,7 +60,7 @@ class SshTunnelHostKeyTest {
     @Test
     void aDifferentKeyIsRefusedBeforeAuthentication() throws Exception {
         int acceptedBefore = acceptedLogins();
-        int forwardedBefore = echo.acceptedConnections();
+        int forwardedBefore = ECHO.acceptedConnections();
         SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
                 () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(SSHD.wrongKnownHosts()))));
         assertThat(failure.reason()).isEqualTo(Reason.HOST_KEY_MISMATCH);
@@ -85,7 +68,7 @@ class SshTunnelHostKeyTest {
         assertThat(failure.getMessage()).contains(OpenSshServer.HOST + ":" + SSHD.port(),
                 SSHD.wrongKnownHosts().toString(), "ssh-keygen -R " + hostName(), "line 1");
         assertThat(acceptedLogins()).isEqualTo(acceptedBefore);
-        assertThat(echo.acceptedConnections()).isEqualTo(forwardedBefore);
+        assertThat(ECHO.acceptedConnections()).isEqualTo(forwardedBefore);
     }
 
     @Test
