@@ -1,33 +1,29 @@
 package dev.egressproxies.kvm.common.ssh;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.egressproxies.kvm.common.teststack.TestStack;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The real thing: libvirt's own client speaks to the machine's libvirtd through a tunnel, with the
- * URI form the KVM backends use. Runs where libvirtd listens on its default socket (the test stack
- * starts one: scripts/test-stack.sh up); elsewhere it is reported as skipped, saying why.
+ * URI form the KVM backends use. Brings the test stack up first (scripts/test-stack.sh up), so the
+ * socket is served by a libvirtd that answers, never a stale socket file left on the machine.
  */
 @Timeout(60)
-class LibvirtSocketForwardingTest {
-    private static final Path LIBVIRT_SOCKET = Path.of("/var/run/libvirt/libvirt-sock");
+class LibvirtSocketForwardingIT {
+    private static final TestStack STACK = TestStack.load();
 
     @RegisterExtension
     static final OpenSshServer SSHD = new OpenSshServer();
 
     @Test
     void virshTalksToLibvirtdThroughTheTunnel() throws Exception {
-        assumeTrue(Files.exists(LIBVIRT_SOCKET), "no libvirtd socket at " + LIBVIRT_SOCKET
-                + ": start the test stack (scripts/test-stack.sh up) to run this test");
         SshTunnelSettings settings =
-                SSHD.settings(TestKeys.get().client(Client.ED25519_OPENSSH), LIBVIRT_SOCKET.toString());
+                SSHD.settings(TestKeys.get().client(Client.ED25519_OPENSSH), STACK.libvirtSocket().toString());
         try (SshTunnel tunnel = SshTunnel.open(settings)) {
             String uri = "qemu+unix:///system?socket=" + tunnel.localSocketPath();
             String version = Command.run("libvirt-clients", "virsh", "-c", uri, "version");
