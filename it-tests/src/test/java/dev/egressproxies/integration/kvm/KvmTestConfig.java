@@ -1,21 +1,31 @@
 package dev.egressproxies.integration.kvm;
 
 import dev.egressproxies.kvm.common.teststack.TestStack;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The configuration of a {@code kvm} entry on the test stack, written as the YAML an operator
- * would write, from the stack's {@code env} file: one host {@value #HOST} (sshd on 127.0.0.1, the
- * stack's pool and bridge), machine type {@value #MACHINE_TYPE}, image {@value #IMAGE} (the stack's
- * small qcow2 over its loopback HTTP server). Tests change the SSH files or add images.
+ * The configuration of a {@code kvm} or {@code kvm2} entry on the test stack, written as the YAML
+ * an operator would write, from the stack's {@code env} file: one host {@value #HOST} (sshd on
+ * 127.0.0.1, the stack's pool and bridge), machine type {@value #MACHINE_TYPE}, image
+ * {@value #IMAGE} (the stack's small qcow2 over its loopback HTTP server; for {@code kvm2} pinned
+ * by its sha256 and booted with BIOS, as the stack has no UEFI firmware to spare). Tests change the
+ * SSH files, the budgets, or add images.
  */
 final class KvmTestConfig {
-    /** The entry's name. */
+    /** The {@code kvm} entry's name. */
     static final String ENTRY = "kvm-test";
+    /** The {@code kvm2} entry's name. */
+    static final String KVM2_ENTRY = "kvm2-test";
     /** The only host, and so the only zone. */
     static final String HOST = "local";
     /** The machine type every test uses. */
@@ -24,23 +34,51 @@ final class KvmTestConfig {
     static final String IMAGE = "tiny";
 
     private final TestStack stack;
+    private final String type;
+    private String entry;
     private Path keyFile;
     private Path knownHostsFile;
     private int port;
     private Duration handshakeTimeout = Duration.ofSeconds(30);
     private final Map<String, String> images = new LinkedHashMap<>();
+    private final Map<String, String> extraSettings = new LinkedHashMap<>();
 
-    private KvmTestConfig(TestStack stack) {
+    private KvmTestConfig(TestStack stack, String type, String entry) {
         this.stack = stack;
+        this.type = type;
+        this.entry = entry;
         this.keyFile = Path.of(stack.value("EGRESS_TEST_SSH_KEY"));
         this.knownHostsFile = Path.of(stack.value("EGRESS_TEST_KNOWN_HOSTS"));
         this.port = Integer.parseInt(stack.value("EGRESS_TEST_SSH_PORT"));
-        images.put(IMAGE, stack.value("EGRESS_TEST_HTTP_URL") + "/" + stack.value("EGRESS_TEST_IMAGE_QCOW2"));
+        String url = stack.value("EGRESS_TEST_HTTP_URL") + "/" + stack.value("EGRESS_TEST_IMAGE_QCOW2");
+        images.put(IMAGE, type.equals("kvm2") ? kvm2Image(url, sha256(stack.qcow2Image())) : kvmImage(url));
     }
 
-    /** The configuration that works: the stack's client key and known_hosts. */
+    /** The {@code kvm} configuration that works: the stack's client key and known_hosts. */
     static KvmTestConfig standard() {
-        return new KvmTestConfig(TestStack.load());
+        return new KvmTestConfig(TestStack.load(), "kvm", ENTRY);
+    }
+
+    /** The {@code kvm2} configuration that works: the stack's client key and known_hosts. */
+    static KvmTestConfig kvm2() {
+        return new KvmTestConfig(TestStack.load(), "kvm2", KVM2_ENTRY);
+    }
+
+    /** The entry's name. */
+    String entry() {
+        return entry;
+    }
+
+    /** Names the entry otherwise (which also renames a kvm2 entry's cached base volumes). */
+    KvmTestConfig entry(String name) {
+        this.entry = name;
+        return this;
+    }
+
+    /** Adds or replaces a top-level setting of the entry, such as {@code transferBudget: 30s}. */
+    KvmTestConfig setting(String key, String yamlValue) {
+        extraSettings.put(key, yamlValue);
+        return this;
     }
 
     /** The stack this configuration points at. */
@@ -66,9 +104,21 @@ final class KvmTestConfig {
         return this;
     }
 
-    /** Adds a qcow2 image served from {@code url} (a loopback URL). */
+    /** Adds a qcow2 image served from {@code url} (a loopback URL); unpinned for {@code kvm2}. */
     KvmTestConfig image(String key, String url) {
-        images.put(key, url);
+        images.put(key, type.equals("kvm2") ? kvm2Image(url, null) : kvmImage(url));
+        return this;
+    }
+
+    /**
+     * Adds a {@code kvm2} catalogue image given as its YAML flow mapping, such as
+     * {@code {url: "http://...", sha256: ..., compression: xz, firmware: bios}}.
+     */
+    KvmTestConfig catalogueImage(String key, String flowMapping) {
+        if (!type.equals("kvm2")) {
+            throw new IllegalStateException("catalogue images with settings are kvm2's; this is a " + type + " entry");
+        }
+        images.put(key, flowMapping);
         return this;
     }
 
@@ -79,10 +129,21 @@ final class KvmTestConfig {
 
     /** The configuration document, with a {@code providers} list holding the one entry. */
     String yaml() {
-        StringBuilder yaml = new StringBuilder();
-        yaml.append("providers:\n");
-        yaml.append("  - name: ").append(ENTRY).append('\n');
-        yaml.append("    type: kvm\n");
+        return document(this);
+    }
+
+    /** A configuration document whose {@code providers} list holds these entries, in this order. */
+    static String document(KvmTestConfig... entries) {
+        StringBuilder yaml = new StringBuilder("providers:\n");
+        for (KvmTestConfig entry : entries) {
+            entry.appendEntry(yaml);
+        }
+        return yaml.toString();
+    }
+
+    private void appendEntry(StringBuilder yaml) {
+        yaml.append("  - name: ").append(entry).append('\n');
+        yaml.append("    type: ").append(type).append('\n');
         yaml.append("    sshKeyFile: ").append(quoted(keyFile.toString())).append('\n');
         yaml.append("    knownHostsFile: ").append(quoted(knownHostsFile.toString())).append('\n');
         yaml.append("    handshakeTimeout: ").append(handshakeTimeout.toMillis()).append("ms\n");
@@ -99,9 +160,8 @@ final class KvmTestConfig {
         yaml.append("    machineTypes:\n");
         yaml.append("      ").append(MACHINE_TYPE).append(": {vcpus: 1, memoryMiB: 128}\n");
         yaml.append("    images:\n");
-        images.forEach((key, url) -> yaml.append("      ").append(key).append(": {url: ").append(quoted(url))
-                .append(", format: qcow2}\n"));
-        return yaml.toString();
+        images.forEach((key, mapping) -> yaml.append("      ").append(key).append(": ").append(mapping).append('\n'));
+        extraSettings.forEach((key, value) -> yaml.append("    ").append(key).append(": ").append(value).append('\n'));
     }
 
     /** The names of the images, in configuration order. */
@@ -109,8 +169,27 @@ final class KvmTestConfig {
         return List.copyOf(images.keySet());
     }
 
+    private static String kvmImage(String url) {
+        return "{url: " + quoted(url) + ", format: qcow2}";
+    }
+
+    private static String kvm2Image(String url, String sha256) {
+        return "{url: " + quoted(url) + (sha256 == null ? "" : ", sha256: " + sha256) + ", firmware: bios}";
+    }
+
+    /** The lowercase hex sha256 of a file. */
+    static String sha256(Path file) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** A YAML double-quoted scalar; the stack's values hold no quotes or backslashes, but say so. */
-    private static String quoted(String value) {
+    static String quoted(String value) {
         if (value.contains("\"") || value.contains("\\")) {
             throw new IllegalArgumentException("unexpected quote or backslash in " + value);
         }
