@@ -27,10 +27,15 @@ public final class NoKvmLeftovers implements BeforeAllCallback, AfterAllCallback
     static final String CONFORMANCE_PREFIX = "egress-it-cf-";
     /** What the fault tests make, image keys included (base volumes are named after the key). */
     static final String FAULT_PREFIX = "egress-it-fault-";
-    /** The benchmark's domains. */
+    /** The benchmarks' domains and volumes. */
     static final String BENCHMARK_PREFIX = "egress-it-bench-";
+    /** What the crash-consistency tests make, kvm2 entry names included (base volumes start with them). */
+    static final String CRASH_PREFIX = "egress-it-crash-";
+    /** What the real-guest end-to-end test makes. */
+    static final String GUEST_PREFIX = "egress-it-guest-";
     /** Every prefix (each ending in '-') the KVM tests of this module name domains and volumes with. */
-    static final List<String> PREFIXES = List.of(CONFORMANCE_PREFIX, FAULT_PREFIX, BENCHMARK_PREFIX);
+    static final List<String> PREFIXES =
+            List.of(CONFORMANCE_PREFIX, FAULT_PREFIX, BENCHMARK_PREFIX, CRASH_PREFIX, GUEST_PREFIX);
 
     @Override
     public void beforeAll(ExtensionContext context) {
