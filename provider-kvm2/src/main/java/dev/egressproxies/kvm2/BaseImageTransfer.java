@@ -91,7 +91,7 @@ final class BaseImageTransfer {
         } catch (ImageFetchException failure) {
             // Turned into the contract's error here, on the link's thread: the connection pool would
             // take an exception it does not know for a broken link.
-            throw ImageFailures.translate(failure, transfer);
+            throw ImageFailures.translate(failure, image, transfer);
         }
     }
 

@@ -141,7 +141,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
         try {
             return probe.publishedBytes(image.source(), deadline);
         } catch (ImageFetchException failure) {
-            throw ImageFailures.translate(failure, call);
+            throw ImageFailures.translate(failure, image, call);
         }
     }
 

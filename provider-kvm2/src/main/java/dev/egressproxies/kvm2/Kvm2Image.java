@@ -31,6 +31,14 @@ record Kvm2Image(String label, String key, String volume, ImageSource source, bo
         return source.sha256().isPresent();
     }
 
+    /**
+     * {@code message} about this image, led by the catalogue key when the image has one (a URL
+     * image's label is its redacted URL, which the fetch pipeline's messages name already).
+     */
+    String namedIn(String message) {
+        return label.equals(source.redactedUrl().toString()) ? message : "image '" + label + "': " + message;
+    }
+
     @Override
     public String toString() {
         // The record's own form would print the source's URL; its redacted form is all that may show.

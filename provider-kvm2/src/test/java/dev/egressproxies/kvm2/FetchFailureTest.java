@@ -11,6 +11,7 @@ import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -89,6 +90,20 @@ class FetchFailureTest {
             assertThat(error.detail()).contains("sha256");
             assertThat(wrong.host.callCounts()).containsEntry("createVolume", 1).containsEntry("deleteVolume", 1);
             assertThat(wrong.volumes()).isEmpty();
+        }
+    }
+
+    @Test
+    void probeAndFetchFailuresOfACatalogueImageNameItsKey() {
+        fixture.server.status(IMAGE_PATH, 404);
+        ProviderException probe = catchProviderException(() -> fixture.create("proxy-1"));
+        fixture.server.serveCutOff(IMAGE_PATH, IMAGE_BYTES, 1000);
+        ProviderException cutOff = catchProviderException(() -> fixture.create("proxy-2"));
+
+        // The URL's host alone cannot tell which of several images on one mirror is broken.
+        for (ProviderException error : List.of(probe, cutOff)) {
+            assertThat(error.detail()).startsWith("image '" + Kvm2Fixture.IMAGE + "': ")
+                    .contains(fixture.server.url(""));
         }
     }
 
