@@ -9,14 +9,22 @@ import java.time.Clock;
 
 /**
  * The services the integration tests share with plugins: the real wall clock (the suite compares
- * creation times with its own clock), no telemetry, no progress display, and a state directory
- * of the test's own.
+ * creation times with its own clock), no telemetry unless a test brings its own, no progress
+ * display, and a state directory of the test's own.
  */
 public final class TestProviderContext implements ProviderContext {
     private final Path stateDirectory;
+    private final OpenTelemetry openTelemetry;
 
+    /** A context with inert telemetry. */
     public TestProviderContext(Path stateDirectory) {
+        this(stateDirectory, OpenTelemetry.noop());
+    }
+
+    /** A context whose spans go to {@code openTelemetry}, such as an SDK with an in-memory exporter. */
+    public TestProviderContext(Path stateDirectory, OpenTelemetry openTelemetry) {
         this.stateDirectory = stateDirectory;
+        this.openTelemetry = openTelemetry;
     }
 
     @Override
@@ -26,7 +34,7 @@ public final class TestProviderContext implements ProviderContext {
 
     @Override
     public OpenTelemetry openTelemetry() {
-        return OpenTelemetry.noop();
+        return openTelemetry;
     }
 
     @Override

@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A loopback HTTP server for image downloads, with answers a test arranges per path: an image
- * with or without Content-Length, a status code, a body cut off early, or one that stalls. A HEAD
+ * with or without Content-Length, a status code, a body cut off early, or one that stalls, or only
+ * an announced length. A HEAD
  * to an image's path is answered at once with the length a GET declares.
  */
 public final class ImageServer implements AutoCloseable {
@@ -54,6 +55,22 @@ public final class ImageServer implements AutoCloseable {
             try (OutputStream body = exchange.getResponseBody()) {
                 body.write(content);
             }
+        });
+        return this;
+    }
+
+    /**
+     * Announces an image of {@code length} bytes to HEAD and GET alike but sends none of it: an image
+     * larger than any pool, for size probes; a GET gets a body cut off at once.
+     */
+    public ImageServer announce(String path, long length) {
+        answers.put(path, exchange -> {
+            if (answeredHead(exchange, length)) {
+                return;
+            }
+            exchange.sendResponseHeaders(200, length);
+            // Closing the exchange with every byte missing makes the server drop the connection.
+            exchange.close();
         });
         return this;
     }
