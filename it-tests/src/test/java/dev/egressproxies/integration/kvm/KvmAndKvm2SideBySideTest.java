@@ -21,8 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the packaged {@code egressctl} launcher on the real stack: each process builds both entries in
  * one runtime, and each entry creates, lists, reads and deletes its own instance.
  *
- * <p>Both entries point at the stack's one libvirtd, so they share its domains: this test checks
- * that each entry's instance shows up under that entry's prefix, not which entries list a domain.
+ * <p>Both entries point at the stack's one libvirtd and mark their domains with the same metadata,
+ * so each entry also lists the other's instance: this test checks that each entry's instance shows
+ * up under that entry's prefix, not which entries list a domain.
  * Instance names start with {@code egress-it-cf-}, so {@link NoKvmLeftovers} removes what an
  * aborted run left; the test itself checks that its deletes left no domain, overlay or seed.
  */
