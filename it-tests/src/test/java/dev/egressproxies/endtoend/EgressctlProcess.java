@@ -13,9 +13,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs the packaged {@code egressctl} launcher (runtime/target/egressctl) as a separate process,
- * the way a person does, with its own home, working directory and environment.
+ * the way a person does, with its own home, working directory and environment. Public for the
+ * end-to-end tests of other packages, such as the KVM ones next to their stack's helpers.
  */
-final class EgressctlProcess {
+public final class EgressctlProcess {
     private static final long TIMEOUT_SECONDS = 60;
 
     private final Path launcher;
@@ -23,7 +24,7 @@ final class EgressctlProcess {
     private final Path workingDirectory;
     private final Map<String, String> environment = new HashMap<>();
 
-    EgressctlProcess(Path home, Path workingDirectory) {
+    public EgressctlProcess(Path home, Path workingDirectory) {
         String distribution = System.getProperty("egressctl.home");
         if (distribution == null) {
             throw new IllegalStateException("system property egressctl.home is not set; run through Maven");
@@ -37,18 +38,18 @@ final class EgressctlProcess {
     }
 
     /** Sets an environment variable for every later run. */
-    EgressctlProcess with(String name, String value) {
+    public EgressctlProcess with(String name, String value) {
         environment.put(name, value);
         return this;
     }
 
     /** Runs one command line and waits for it. */
-    Result run(String... arguments) {
+    public Result run(String... arguments) {
         return start(arguments).await();
     }
 
     /** Starts one command line without waiting. */
-    Running start(String... arguments) {
+    public Running start(String... arguments) {
         List<String> command = new ArrayList<>();
         command.add(launcher.toString());
         command.addAll(List.of(arguments));
@@ -71,8 +72,9 @@ final class EgressctlProcess {
     }
 
     /** A started command line. */
-    record Running(Process process, Path out, Path err, String commandLine) {
-        Result await() {
+    public record Running(Process process, Path out, Path err, String commandLine) {
+        /** Waits for the command line to finish. */
+        public Result await() {
             try {
                 if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                     process.destroyForcibly();
@@ -98,7 +100,7 @@ final class EgressctlProcess {
      * @param err         standard error
      * @param commandLine the arguments, for messages
      */
-    record Result(int exitCode, String out, String err, String commandLine) {
+    public record Result(int exitCode, String out, String err, String commandLine) {
         @Override
         public String toString() {
             return "egressctl " + commandLine + " -> exit " + exitCode + "\n--- out\n" + out + "--- err\n" + err;

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * Checks that a KVM test class leaves no domain and no volume behind: after the class, no domain
  * and no volume of the stack's pool may be named with one of the prefixes this module's KVM tests
  * use ({@link #PREFIXES}). What the check finds is listed, removed (so the next class starts clean)
- * and fails the class. The cached base images ({@code tiny.base.qcow2} and its
- * {@code .complete} marker) are meant to stay; the remaining volumes are printed.
+ * and fails the class. The cached base images ({@code kvm}'s {@code tiny.base.qcow2} with its
+ * {@code .complete} marker, {@code kvm2}'s {@code kvm2-test+tiny.base.qcow2} with its {@code .sha256}
+ * marker) are meant to stay; the remaining volumes are printed.
  *
  * <p>Before the class, leftovers of an earlier, aborted run are removed and listed, so they are not
  * blamed on this one. Nested classes (the conformance suite's groups) are skipped: the top-level

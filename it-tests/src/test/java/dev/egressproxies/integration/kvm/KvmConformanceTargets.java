@@ -1,0 +1,62 @@
+package dev.egressproxies.integration.kvm;
+
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.api.Provider;
+import dev.egressproxies.conformance.Capability;
+import dev.egressproxies.conformance.ConformanceTarget;
+import dev.egressproxies.integration.ConfiguredProviders;
+import dev.egressproxies.integration.TestProviderContext;
+import dev.egressproxies.kvm.common.teststack.TestStack;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * The conformance target of a KVM backend's entry on the test stack, shared by {@code kvm} and
+ * {@code kvm2}: both keep their instances as domains of the stack's one libvirtd, with IDs
+ * {@code host/name}, so they have the same placement, harness ({@link KvmHarness}) and capabilities.
+ *
+ * <p>Declared capabilities, and why the others are lacking:
+ * <ul>
+ *   <li>no {@link Capability#REACHES_RUNNING}: the stack's image holds no operating system, and
+ *       the ARP address source fails in this sandbox, so no address ever appears; the suite asserts
+ *       PROVISIONING without an address instead, which is what the contract demands then;
+ *   <li>no {@link Capability#MULTIPLE_ZONES}: the stack has one libvirtd, and two hosts pointing at
+ *       it would list every domain twice;
+ *   <li>{@link Capability#PLANTS_UNMANAGED_INSTANCES}, {@link Capability#STOPS_INSTANCES},
+ *       {@link Capability#HANGS_ON_DEMAND} and {@link Capability#MAKES_ZONES_UNREADABLE}: see
+ *       {@link KvmHarness}.
+ * </ul>
+ * Instance names start with {@code egress-it-}, so {@code scripts/test-stack.sh down} removes
+ * whatever an aborted run left.
+ */
+final class KvmConformanceTargets {
+    private KvmConformanceTargets() {
+    }
+
+    /**
+     * The target of {@code config}'s entry, built through the registry from its YAML.
+     *
+     * @param type           the provider class the entry's plugin builds
+     * @param stateDirectory the state directory of the provider's context
+     * @param malformedId    an ID the backend must refuse as malformed
+     */
+    static <P extends Provider> ConformanceTarget onTestStack(KvmTestConfig config, Class<P> type,
+                                                              Path stateDirectory, String malformedId)
+            throws IOException {
+        P provider = ConfiguredProviders.providerFromYaml(config.yaml(), config.entry(), type,
+                new TestProviderContext(stateDirectory));
+        return ConformanceTarget.builder(provider, config.entry())
+                .capabilities(Capability.PLANTS_UNMANAGED_INSTANCES, Capability.STOPS_INSTANCES,
+                        Capability.HANGS_ON_DEMAND, Capability.MAKES_ZONES_UNREADABLE)
+                .placement(new Placement(KvmTestConfig.HOST, KvmTestConfig.MACHINE_TYPE, KvmTestConfig.IMAGE))
+                .namePrefix(TestStack.NAME_PREFIX)
+                .malformedId(malformedId)
+                .unknownId(KvmTestConfig.HOST + "/" + NoKvmLeftovers.CONFORMANCE_PREFIX + "never-created")
+                // Without REACHES_RUNNING, how long the suite watches an instance stay PROVISIONING.
+                .stateTimeout(Duration.ofSeconds(3))
+                .callTimeout(Duration.ofSeconds(60))
+                .harness(new KvmHarness(config.stack()))
+                .build();
+    }
+}
