@@ -1,22 +1,25 @@
 package dev.egressproxies.kvm;
 
 import dev.egressproxies.api.PreflightCheck;
-import dev.egressproxies.api.spi.ProgressReporter;
 import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.image.FetchResult;
+import dev.egressproxies.kvm.common.image.ImageFetchException;
+import dev.egressproxies.kvm.common.image.ImageSizeProbe;
+import dev.egressproxies.kvm.common.image.ImageSource;
+import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseImageStrategy;
+import dev.egressproxies.kvm.common.instance.BaseVolumeFetch;
 import dev.egressproxies.kvm.common.instance.Call;
 import dev.egressproxies.kvm.common.instance.HostCaller;
 import dev.egressproxies.kvm.common.instance.HostPreflight;
+import dev.egressproxies.kvm.common.instance.ImageFailures;
 import dev.egressproxies.kvm.common.instance.KeyedLocks;
 import dev.egressproxies.kvm.common.instance.LibvirtSteps;
 import dev.egressproxies.kvm.common.instance.Pools;
 import dev.egressproxies.kvm.common.instance.Volumes;
-import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
-import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
 import dev.egressproxies.kvm.common.libvirt.StorageVolume;
-import dev.egressproxies.kvm.common.libvirt.UploadSourceException;
 import dev.egressproxies.kvm.common.xml.VolumeXml;
 import dev.egressproxies.kvm.config.KvmConfig;
 import dev.egressproxies.kvm.config.KvmImage;
@@ -24,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,13 +35,17 @@ import org.slf4j.LoggerFactory;
  * The {@code kvm} backend's base images in the hosts' storage pools: each configured image is
  * downloaded into a host's pool the first time a VM on that host uses it, into a volume named after
  * the image key and format ({@link BaseVolumeNames#base}), and every later VM's overlay is backed by
- * it.
+ * it. The download is kvm-common's image pipeline ({@link BaseVolumeFetch}): the file as published
+ * (no decompression, no digest pinned), classified as {@link ImageFetchException} says, with
+ * messages that show the URL as scheme, host and port only; it is uploaded over the pooled
+ * connection to the host, within the caller's deadline.
  *
  * <p>A base counts as cached only next to its completeness marker
  * ({@link BaseVolumeNames#baseComplete}), an empty volume created after the upload and the pool
  * refresh succeeded (volume creation is atomic). An upload cut off by a deadline, a broken link or
  * a crash leaves a base without a marker; the next download deletes it and starts over, so no VM
- * is ever backed by a truncated image. A marker without its base is debris and goes too.
+ * is ever backed by a truncated image. A marker without its base is debris and goes too. Every
+ * failure after the base's creation removes it, best effort ({@link BaseImageDiscard}).
  *
  * <p>Concurrent creates that need the same image on the same host wait for one another on a lock
  * per (host, base volume), so the image is downloaded once; the wait ends when the caller's
@@ -51,17 +59,18 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
     private final String entry;
     private final KvmConfig config;
     private final HostCaller hosts;
-    private final ImageDownloader downloader;
-    private final ProgressReporter progress;
+    private final BaseVolumeFetch fetch;
+    private final ImageSizeProbe probe;
+    private final BaseImageDiscard discard;
     private final KeyedLocks locks = new KeyedLocks();
 
-    KvmBaseImages(String entry, KvmConfig config, HostCaller hosts, ImageDownloader downloader,
-                  ProgressReporter progress) {
+    KvmBaseImages(String entry, KvmConfig config, HostCaller hosts, BaseVolumeFetch fetch, ImageSizeProbe probe) {
         this.entry = entry;
         this.config = config;
         this.hosts = hosts;
-        this.downloader = downloader;
-        this.progress = progress;
+        this.fetch = fetch;
+        this.probe = probe;
+        this.discard = new BaseImageDiscard(hosts);
     }
 
     /** A configured image; its VMs boot with the host's firmware. */
@@ -94,8 +103,9 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
      * Makes the image's base volume exist, complete, in the host's pool and returns its path:
      * downloads it, unless another create finished the download while this one waited for the lock.
      *
-     * @throws dev.egressproxies.api.ProviderException classified as {@link ImageDownloader} and the
-     *                                                 host caller say
+     * @throws dev.egressproxies.api.ProviderException classified as {@link ImageFetchException} and
+     *                                                 the host caller say; a passed deadline as the
+     *                                                 call's deadline error
      */
     @Override
     public String ensure(HostSettings host, KvmImageChoice choice, Call call) {
@@ -109,10 +119,14 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
             if (cached.isPresent()) {
                 return cached.get();
             }
-            try (ImageResponse response = downloader.open(imageKey, image, call)) {
-                LOG.info("downloading image {} ({} bytes) from {} to volume {} on host {}", imageKey, response.length(),
-                        UrlText.redacted(image.uri()), volume, host.name());
-                return hosts.call(host, call, libvirt -> upload(libvirt, host, imageKey, image, response, call));
+            AtomicReference<StorageVolume> created = new AtomicReference<>();
+            try {
+                return hosts.call(host, call, libvirt -> download(libvirt, host, imageKey, image, call, created));
+            } catch (RuntimeException failure) {
+                if (created.get() != null) {
+                    discard.discard(host, volume, call, failure);
+                }
+                throw failure;
             }
         });
     }
@@ -122,11 +136,21 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
     public List<PreflightCheck> preflight(Call call) {
         List<PreflightCheck> checks = new ArrayList<>();
         for (Map.Entry<String, KvmImage> image : config.images().entrySet()) {
-            checks.add(HostPreflight.check("image " + image.getKey() + " at " + UrlText.redacted(image.getValue().uri()),
-                    () -> "downloadable, " + downloader.probe(image.getKey(), image.getValue(), call) + " bytes ("
+            ImageSource source = image.getValue().source();
+            checks.add(HostPreflight.check("image " + image.getKey() + " at " + source.redactedUrl(),
+                    () -> "downloadable, " + publishedBytes(image.getKey(), source, call) + " bytes ("
                             + image.getValue().format() + ")"));
         }
         return checks;
+    }
+
+    private long publishedBytes(String imageKey, ImageSource source, Call call) {
+        call.checkDeadline();
+        try {
+            return probe.publishedBytes(source, call.deadline());
+        } catch (ImageFetchException failure) {
+            throw ImageFailures.translate(failure, call, setting(imageKey));
+        }
     }
 
     /** Returns the complete base's path, or removes what an earlier attempt left and returns empty. */
@@ -148,98 +172,40 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
         return Optional.empty();
     }
 
-    private String upload(LibvirtHost libvirt, HostSettings host, String imageKey, KvmImage image, ImageResponse response,
-                          Call call) {
+    /** Downloads the image into its base volume, refreshes the pool and writes the marker last. */
+    private String download(LibvirtHost libvirt, HostSettings host, String imageKey, KvmImage image, Call call,
+                            AtomicReference<StorageVolume> created) {
         String volume = BaseVolumeNames.base(imageKey, image.format());
         StoragePool pool = Pools.require(libvirt, host, call);
-        StorageVolume base;
+        ImageSource source = image.source();
+        String description = "downloading image " + imageKey + " to host " + host.name();
+        FetchResult fetched;
         try {
-            // A raw volume of exactly the image's length: the upload writes the image file's bytes as
-            // they are, whatever its format, and the overlay names that format. A volume created as
-            // qcow2 would start as a qcow2 header file whose bytes past a shorter image would stay.
-            String xml = VolumeXml.raw(volume, response.length());
-            base = LibvirtSteps.step("creating base image volume " + volume, () -> libvirt.createVolume(pool, xml));
-        } catch (LibvirtException exists) {
-            if (exists.is(LibvirtErrorCode.STORAGE_VOLUME_EXISTS)) {
-                throw call.transientFailure("base image volume " + volume + " appeared on host '" + host.name()
-                        + "' while this create was about to download it, so another process is downloading it;"
-                        + " retry in a while", exists);
+            fetched = fetch.fetch(libvirt, pool, host, volume, source, description, call, created);
+        } catch (ImageFetchException failure) {
+            // Turned into the contract's error here, on the link's thread: the connection pool would
+            // take an exception it does not know for a broken link.
+            if (failure.reason() == ImageFetchException.Reason.DEADLINE) {
+                throw call.deadlineExceeded(description, failure);
             }
-            throw exists;
+            throw ImageFailures.translate(failure, call, setting(imageKey));
         }
-        try {
-            transfer(libvirt, base, imageKey, host, response, call);
-            LibvirtSteps.run("refreshing storage pool " + host.pool() + " after the upload",
-                    () -> libvirt.refreshPool(pool));
-            String marker = BaseVolumeNames.baseComplete(imageKey, image.format());
-            LibvirtSteps.step("creating completeness marker " + marker,
-                    () -> libvirt.createVolume(pool, VolumeXml.raw(marker, 1)));
-        } catch (RuntimeException failure) {
-            discard(libvirt, base, failure);
-            throw failure;
-        }
-        return base.path();
+        LibvirtSteps.run("refreshing storage pool " + host.pool() + " after the upload",
+                () -> libvirt.refreshPool(pool));
+        String marker = BaseVolumeNames.baseComplete(imageKey, image.format());
+        LibvirtSteps.step("creating completeness marker " + marker,
+                () -> libvirt.createVolume(pool, VolumeXml.raw(marker, 1)));
+        LOG.info("downloaded image {} ({} bytes) from {} into volume {} on host {}", imageKey, fetched.publishedBytes(),
+                source.redactedUrl(), volume, host.name());
+        return created.get().path();
     }
 
-    private void transfer(LibvirtHost libvirt, StorageVolume base, String imageKey, HostSettings host,
-                          ImageResponse response, Call call) {
-        String description = "downloading image " + imageKey + " to host " + host.name();
-        RuntimeException uploadFailure = null;
-        CountingInputStream body;
-        try (ProgressReporter.Progress shown = progress.begin(description, response.length())) {
-            body = new CountingInputStream(response.body(), shown);
-            TransferWatchdog watchdog = TransferWatchdog.watch(call.deadline(), response);
-            try {
-                libvirt.uploadVolume(base, body, response.length());
-            } catch (RuntimeException failure) {
-                uploadFailure = failure;
-            } finally {
-                watchdog.close();
-            }
-        }
-        Throwable cause = uploadFailure != null ? uploadFailure : body.error();
-        if (Thread.currentThread().isInterrupted()) {
-            InterruptedException interrupted = new InterruptedException("interrupted while " + description);
-            interrupted.initCause(cause);
-            throw call.interrupted(interrupted);
-        }
-        if (call.deadline().isExpired() && cause != null) {
-            throw call.deadlineExceeded(description, cause);
-        }
-        if (body.error() != null) {
-            throw call.transientFailure("the download of image '" + imageKey + "' broke after " + body.count() + " of "
-                    + response.length() + " bytes: " + body.error() + "; retry", body.error());
-        }
-        if (body.endedBefore(response.length()) || uploadFailure instanceof UploadSourceException) {
-            throw call.transientFailure("the download of image '" + imageKey + "' ended after " + body.count() + " of "
-                    + response.length() + " bytes; retry", uploadFailure);
-        }
-        if (uploadFailure instanceof LibvirtException libvirtFailure) {
-            throw new LibvirtException(libvirtFailure.rawCode(), "uploading base image volume " + base.name() + ": "
-                    + libvirtFailure.getMessage(), libvirtFailure);
-        }
-        if (uploadFailure != null) {
-            // Not the source's fault, so the link's: rethrown as is, for the connection pool to see.
-            throw uploadFailure;
-        }
-        if (body.count() != response.length()) {
-            throw call.transientFailure("the upload of image '" + imageKey + "' stopped after " + body.count() + " of "
-                    + response.length() + " bytes; retry", null);
-        }
+    /** How messages about the image's download name it: its key and the setting that holds its URL. */
+    private String setting(String imageKey) {
+        return "image '" + imageKey + "' (images." + imageKey + ".url of provider entry '" + entry + "')";
     }
 
     private static Optional<StorageVolume> lookup(LibvirtHost libvirt, StoragePool pool, String name) {
         return LibvirtSteps.step("looking up volume " + name, () -> libvirt.lookupVolume(pool, name));
-    }
-
-    /** Removes a base volume a failed download left; without a marker it would be removed next time anyway. */
-    private static void discard(LibvirtHost libvirt, StorageVolume base, RuntimeException failure) {
-        try {
-            libvirt.deleteVolume(base);
-        } catch (RuntimeException cleanup) {
-            LOG.info("could not remove the incomplete base image volume {} now; the next download removes it: {}",
-                    base.name(), cleanup.toString());
-            failure.addSuppressed(cleanup);
-        }
     }
 }

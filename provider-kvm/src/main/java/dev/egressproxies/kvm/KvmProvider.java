@@ -5,6 +5,10 @@ import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.spi.ProviderContext;
 import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.host.HostConnections;
+import dev.egressproxies.kvm.common.image.ImageFetcher;
+import dev.egressproxies.kvm.common.image.ImageSizeProbe;
+import dev.egressproxies.kvm.common.image.TransferBudget;
+import dev.egressproxies.kvm.common.instance.BaseVolumeFetch;
 import dev.egressproxies.kvm.common.instance.EngineProvider;
 import dev.egressproxies.kvm.common.instance.EntrySettings;
 import dev.egressproxies.kvm.common.instance.HostCaller;
@@ -48,8 +52,10 @@ public final class KvmProvider extends EngineProvider {
         Objects.requireNonNull(entry, "entry");
         Objects.requireNonNull(config, "config");
         HostCaller hosts = new HostCaller(Objects.requireNonNull(connections, "connections"));
-        ImageDownloader downloader = new ImageDownloader(context.httpClient(), entry);
-        KvmBaseImages images = new KvmBaseImages(entry, config, hosts, downloader, context.progress());
+        // No transfer budget of its own (kvm has no such setting): the caller's deadline bounds a download.
+        BaseVolumeFetch fetch = new BaseVolumeFetch(
+                new ImageFetcher(context.httpClient(), context.progress(), TransferBudget.none()));
+        KvmBaseImages images = new KvmBaseImages(entry, config, hosts, fetch, new ImageSizeProbe(context.httpClient()));
         Map<String, MachineSize> sizes = new LinkedHashMap<>();
         config.machineTypes().forEach((name, type) -> sizes.put(name, type.size()));
         EntrySettings settings = new EntrySettings(entry, config.hosts().stream().map(KvmHost::settings).toList(),

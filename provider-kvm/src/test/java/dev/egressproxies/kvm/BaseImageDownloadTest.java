@@ -16,13 +16,10 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.UploadSourceException;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.Requests;
-import dev.egressproxies.kvm.config.KvmConfig;
-import dev.egressproxies.kvm.config.KvmImage;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -108,7 +105,8 @@ class BaseImageDownloadTest {
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
-        assertThat(error.detail()).contains("answered HTTP " + status, "fix images.debian-12.url of provider entry");
+        assertThat(error.detail()).contains("image 'debian-12' (images.debian-12.url of provider entry 'kvm-test')",
+                "answered HTTP " + status);
         assertThat(host.volumeNames(POOL)).isEmpty();
         assertThat(host.domainNames()).isEmpty();
     }
@@ -132,7 +130,8 @@ class BaseImageDownloadTest {
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
-        assertThat(error.detail()).contains("https://mirror.example/debian.qcow2", "put the final URL in");
+        assertThat(error.detail()).contains("a redirect to https://mirror.example", "configure the URL it redirects to")
+                .doesNotContain("/debian.qcow2");
     }
 
     @Test
@@ -153,7 +152,7 @@ class BaseImageDownloadTest {
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
-        assertThat(error.detail()).contains("is empty (Content-Length 0)");
+        assertThat(error.detail()).contains("sent an empty image (Content-Length 0)");
     }
 
     @Test
@@ -163,7 +162,7 @@ class BaseImageDownloadTest {
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
-        assertThat(error.detail()).contains("Content-Encoding gzip", "serve the image uncompressed");
+        assertThat(error.detail()).contains("Content-Encoding gzip", "make the server send the file unencoded");
     }
 
     @Test
@@ -172,21 +171,14 @@ class BaseImageDownloadTest {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = socket.getLocalPort();
         }
-        try (KvmFixture unreachable = KvmFixture.oneHost()) {
-            KvmProvider provider = new KvmProvider(KvmFixture.ENTRY, new KvmConfig(
-                    unreachable.config.hosts(), unreachable.config.machineTypes(),
-                    Map.of(KvmFixture.IMAGE, new KvmImage(
-                            "http://127.0.0.1:" + closedPort + "/debian.qcow2", null)),
-                    null, null, unreachable.config.sshKeyFile(), unreachable.config.knownHostsFile(), null, null, null),
-                    unreachable.context, unreachable.connections);
+        KvmProvider provider = fixture.providerWithImageAt("http://127.0.0.1:" + closedPort + "/debian.qcow2");
 
-            ProviderException error = catchProviderException(() -> provider.create(KvmFixture.request("proxy-1"),
-                    Requests.deadline()));
+        ProviderException error = catchProviderException(() -> provider.create(KvmFixture.request("proxy-1"),
+                Requests.deadline()));
 
-            assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
-            assertThat(error.detail()).contains("could not be fetched from http://127.0.0.1:" + closedPort
-                    + "/debian.qcow2", "check that the server is reachable");
-        }
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.detail()).contains("could not fetch the image from http://127.0.0.1:" + closedPort + " (",
+                "check that the server is reachable");
     }
 
     @Test
@@ -196,7 +188,8 @@ class BaseImageDownloadTest {
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
-        assertThat(error.detail()).contains("the download of image 'debian-12'");
+        assertThat(error.detail()).contains("image 'debian-12'", "sent 1000 of " + IMAGE_BYTES.length + " bytes",
+                "retry");
         assertThat(host.volumeNames(POOL)).as("no truncated base stays behind").isEmpty();
         assertThat(host.domainNames()).isEmpty();
 
@@ -249,7 +242,7 @@ class BaseImageDownloadTest {
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
-        assertThat(error.detail()).contains("another process is downloading it");
+        assertThat(error.detail()).contains("another process is fetching it");
     }
 
     @Test
@@ -328,7 +321,8 @@ class BaseImageDownloadTest {
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
-        assertThat(error.detail()).contains("the download of image 'debian-12' ended after 0 of");
+        assertThat(error.detail()).contains("uploading base image volume debian-12.base.qcow2 stopped because the"
+                + " image stream failed: the source ended after 0 of");
         assertThat(error.getCause()).isInstanceOf(UploadSourceException.class);
         assertThat(host.volumeNames(POOL)).isEmpty();
     }

@@ -105,6 +105,16 @@ final class KvmFixture implements AutoCloseable {
         host().putVolume(POOL, BASE_MARKER, new byte[1]);
     }
 
+    /**
+     * Another provider of this entry on the same hosts, whose image {@value #IMAGE} is downloaded
+     * from {@code url} instead; closed with the fixture.
+     */
+    KvmProvider providerWithImageAt(String url) {
+        return new KvmProvider(ENTRY, new KvmConfig(config.hosts(), config.machineTypes(),
+                Map.of(IMAGE, new KvmImage(url, null)), null, null, config.sshKeyFile(), config.knownHostsFile(), null,
+                null, null), context, connections);
+    }
+
     /** Creates the instance on host-1 and returns its ID. */
     String create(String name) {
         return provider.create(request(name), Requests.deadline());

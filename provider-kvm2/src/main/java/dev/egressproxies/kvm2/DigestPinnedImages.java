@@ -6,10 +6,12 @@ import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.image.FetchResult;
 import dev.egressproxies.kvm.common.image.ImageFetchException;
 import dev.egressproxies.kvm.common.image.ImageSizeProbe;
+import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseImageStrategy;
 import dev.egressproxies.kvm.common.instance.Call;
 import dev.egressproxies.kvm.common.instance.HostCaller;
 import dev.egressproxies.kvm.common.instance.HostPreflight;
+import dev.egressproxies.kvm.common.instance.ImageFailures;
 import dev.egressproxies.kvm.common.instance.KeyedLocks;
 import dev.egressproxies.kvm.common.instance.LibvirtSteps;
 import dev.egressproxies.kvm.common.instance.Pools;
@@ -141,7 +143,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
         try {
             return probe.publishedBytes(image.source(), deadline);
         } catch (ImageFetchException failure) {
-            throw ImageFailures.translate(failure, image, call);
+            throw ImageFailures.translate(failure, call, image.subject());
         }
     }
 

@@ -32,11 +32,11 @@ record Kvm2Image(String label, String key, String volume, ImageSource source, bo
     }
 
     /**
-     * {@code message} about this image, led by the catalogue key when the image has one (a URL
-     * image's label is its redacted URL, which the fetch pipeline's messages name already).
+     * What leads messages about this image: {@code image 'KEY'} for a catalogue image, nothing for
+     * a URL image (its label is its redacted URL, which the fetch pipeline's messages name already).
      */
-    String namedIn(String message) {
-        return label.equals(source.redactedUrl().toString()) ? message : "image '" + label + "': " + message;
+    String subject() {
+        return label.equals(source.redactedUrl().toString()) ? "" : "image '" + label + "'";
     }
 
     @Override

@@ -1,6 +1,9 @@
 package dev.egressproxies.kvm.config;
 
 import dev.egressproxies.kvm.common.config.ConfigChecks;
+import dev.egressproxies.kvm.common.image.Archive;
+import dev.egressproxies.kvm.common.image.Compression;
+import dev.egressproxies.kvm.common.image.ImageSource;
 import dev.egressproxies.kvm.common.xml.DiskFormat;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -26,7 +29,7 @@ public record KvmImage(String url, String format) {
 
     /** Applies the default format and rejects URLs that cannot be downloaded. */
     public KvmImage {
-        uri(url);
+        check(url);
         format = format == null ? FORMAT_QCOW2 : ConfigChecks.parse("format", format, DiskFormat::parse).xmlName();
     }
 
@@ -35,12 +38,16 @@ public record KvmImage(String url, String format) {
         return DiskFormat.parse(format);
     }
 
-    /** The URL as a URI. */
-    public URI uri() {
-        return uri(url);
+    /**
+     * The image as kvm-common's fetch pipeline takes it: the file as published, whatever its URL's
+     * suffix says neither decompressed nor unpacked, and without a pinned digest.
+     */
+    public ImageSource source() {
+        return ImageSource.builder(url).format(diskFormat()).compression(Compression.NONE).archive(Archive.NONE)
+                .build();
     }
 
-    private static URI uri(String url) {
+    private static void check(String url) {
         String example = "https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2";
         ConfigChecks.requireWord("url", url, example);
         URI uri;
@@ -55,6 +62,5 @@ public record KvmImage(String url, String format) {
             throw new IllegalArgumentException("url: '" + url + "' is not an http or https URL with a host; for"
                     + " example " + example);
         }
-        return uri;
     }
 }

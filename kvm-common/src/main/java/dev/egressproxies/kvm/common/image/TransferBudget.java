@@ -17,6 +17,8 @@ import java.util.Objects;
 public record TransferBudget(Duration transfer, Duration uploadGrace) {
     /** The most {@link #of} reserves for the upload's end: libvirt finishes a stream in well under that. */
     private static final Duration LONGEST_DEFAULT_GRACE = Duration.ofSeconds(30);
+    /** What {@link #none()} allows: as long as an unbounded {@link dev.egressproxies.api.Deadline} lasts. */
+    private static final Duration YEAR = Duration.ofDays(365);
 
     /** Checks that the grace is shorter than the budget. */
     public TransferBudget {
@@ -32,6 +34,15 @@ public record TransferBudget(Duration transfer, Duration uploadGrace) {
     public static TransferBudget of(Duration transfer) {
         Duration tenth = transfer.dividedBy(10);
         return new TransferBudget(transfer, tenth.compareTo(LONGEST_DEFAULT_GRACE) > 0 ? LONGEST_DEFAULT_GRACE : tenth);
+    }
+
+    /**
+     * No budget of its own: only the caller's deadline limits the transfer (and an unbounded one,
+     * like {@link dev.egressproxies.api.Deadline#none()}, a year); for a backend that has no
+     * transfer budget setting.
+     */
+    public static TransferBudget none() {
+        return new TransferBudget(YEAR, Duration.ZERO);
     }
 
     /** How long the HTTP body may take: the budget less the grace. */

@@ -1,0 +1,70 @@
+package dev.egressproxies.kvm.common.instance;
+
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.instance.Call;
+import dev.egressproxies.kvm.common.instance.HostCaller;
+import dev.egressproxies.kvm.common.instance.Pools;
+import dev.egressproxies.kvm.common.instance.Volumes;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The removal of a base volume a failed fetch left, over the pooled connection, in a host call of
+ * its own. It runs without the caller's cancellation (the fetch may have failed because the
+ * caller's deadline passed or its thread was interrupted, and the link it ran on may have been cut
+ * for that) under a fresh, short deadline of its own: the caller's deadline plus a
+ * {@linkplain #GRACE grace} of one second, and never more than the per-call budget when there is
+ * one, so a caller still returns within about a second of its deadline when the host hangs. The
+ * interrupt flag is restored after. A removal that fails is logged and added to the failure as suppressed, never
+ * thrown: the next attempt finds the base without a marker and removes it then.
+ */
+public final class BaseImageDiscard {
+    private static final Logger LOG = LoggerFactory.getLogger(BaseImageDiscard.class);
+    /** How long past the caller's deadline the removal may take. */
+    public static final Duration GRACE = Duration.ofSeconds(1);
+
+    private final HostCaller hosts;
+    private final Optional<Duration> budget;
+
+    /** Removes volumes through {@code hosts}, each removal given at most {@code budget} (the per-call budget). */
+    public BaseImageDiscard(HostCaller hosts, Duration budget) {
+        this(hosts, Optional.of(budget));
+    }
+
+    /** Removes volumes through {@code hosts}, for a backend without a per-call budget. */
+    public BaseImageDiscard(HostCaller hosts) {
+        this(hosts, Optional.empty());
+    }
+
+    private BaseImageDiscard(HostCaller hosts, Optional<Duration> budget) {
+        this.hosts = Objects.requireNonNull(hosts, "hosts");
+        this.budget = Objects.requireNonNull(budget, "budget");
+    }
+
+    /** Removes {@code volume} from the host's pool if it is there, best effort. */
+    public void discard(HostSettings host, String volume, Call call, RuntimeException failure) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            hosts.call(host, call.withDeadline(Deadline.after(allowed(call.deadline()))),
+                    libvirt -> Volumes.deleteIfPresent(libvirt, Pools.require(libvirt, host, call), volume));
+        } catch (RuntimeException cleanup) {
+            LOG.info("could not remove the incomplete base image volume {} on host {} now; the next fetch removes it:"
+                    + " {}", volume, host.name(), cleanup.toString());
+            failure.addSuppressed(cleanup);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** The caller's time left plus the grace, at most the budget. */
+    private Duration allowed(Deadline caller) {
+        Duration allowed = caller.remaining().plus(GRACE);
+        return budget.filter(limit -> limit.compareTo(allowed) < 0).orElse(allowed);
+    }
+}

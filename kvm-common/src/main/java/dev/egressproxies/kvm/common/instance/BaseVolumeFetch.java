@@ -1,0 +1,94 @@
+package dev.egressproxies.kvm.common.instance;
+
+import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.image.FetchResult;
+import dev.egressproxies.kvm.common.image.ImageContent;
+import dev.egressproxies.kvm.common.image.ImageFetcher;
+import dev.egressproxies.kvm.common.image.ImageSource;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
+import dev.egressproxies.kvm.common.libvirt.StoragePool;
+import dev.egressproxies.kvm.common.libvirt.StorageVolume;
+import dev.egressproxies.kvm.common.libvirt.UploadSourceException;
+import dev.egressproxies.kvm.common.xml.VolumeXml;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The fetch of an image into a new base volume over one libvirt connection, as both KVM backends
+ * cache their base images: {@link ImageFetcher} streams the image, and once the server's answer
+ * proved usable, the base volume is created and the image uploaded into it.
+ *
+ * <p>The base volume is a raw volume of the image's length (of one byte while the decompressed
+ * length is not known; the upload then grows it to the image's end): the upload writes the image
+ * file's bytes as they are, whatever its format, and the pool refresh the caller does next makes
+ * libvirt read the file's real format and size. A volume created as qcow2 would start as a qcow2
+ * header file whose bytes past a shorter image would stay.
+ *
+ * <p>The caller runs this inside a host call, turns an {@link
+ * dev.egressproxies.kvm.common.image.ImageFetchException} into the contract's error there
+ * ({@link ImageFailures}), and removes the base volume after any failure once it was created
+ * ({@link BaseImageDiscard}); it writes its completeness marker only after this returned.
+ */
+public final class BaseVolumeFetch {
+    private final ImageFetcher fetcher;
+
+    /** Fetches with {@code fetcher}. */
+    public BaseVolumeFetch(ImageFetcher fetcher) {
+        this.fetcher = Objects.requireNonNull(fetcher, "fetcher");
+    }
+
+    /**
+     * Fetches {@code source} into the new base volume {@code volume} of {@code pool}.
+     *
+     * @param description what the progress report says, such as "downloading image debian-12 to host host-1"
+     * @param created     set to the base volume once it exists: from then on a failure leaves it behind
+     * @return what was fetched; the base volume holds the image, complete but not yet marked
+     * @throws dev.egressproxies.kvm.common.image.ImageFetchException when the fetch fails
+     * @throws dev.egressproxies.api.ProviderException TRANSIENT when the volume exists already (another
+     *                                                 process is fetching it) or the upload's source failed
+     * @throws LibvirtException                        when libvirt refuses the volume or the upload
+     */
+    public FetchResult fetch(LibvirtHost libvirt, StoragePool pool, HostSettings host, String volume,
+                             ImageSource source, String description, Call call,
+                             AtomicReference<StorageVolume> created) {
+        return fetcher.fetch(source, description, call.deadline(), content -> {
+            // Of unknown length, the volume starts at one byte and grows with the data, so the file
+            // holds exactly the image (kvm-common's uploadVolumeUntilEnd).
+            StorageVolume base = create(libvirt, pool, host, volume, content.length().orElse(1), call);
+            created.set(base);
+            write(libvirt, base, content, call);
+        });
+    }
+
+    private static StorageVolume create(LibvirtHost libvirt, StoragePool pool, HostSettings host, String volume,
+                                        long capacity, Call call) {
+        try {
+            return LibvirtSteps.step("creating base image volume " + volume,
+                    () -> libvirt.createVolume(pool, VolumeXml.raw(volume, capacity)));
+        } catch (LibvirtException exists) {
+            if (exists.is(LibvirtErrorCode.STORAGE_VOLUME_EXISTS)) {
+                throw call.transientFailure("base image volume " + volume + " appeared on host '" + host.name()
+                        + "' while this create was about to fetch it, so another process is fetching it; retry in"
+                        + " a while", exists);
+            }
+            throw exists;
+        }
+    }
+
+    private static void write(LibvirtHost libvirt, StorageVolume base, ImageContent content, Call call) {
+        String step = "uploading base image volume " + base.name();
+        try {
+            if (content.length().isPresent()) {
+                LibvirtSteps.run(step, () -> libvirt.uploadVolume(base, content.stream(), content.length().getAsLong()));
+            } else {
+                LibvirtSteps.run(step, () -> libvirt.uploadVolumeUntilEnd(base, content.stream()));
+            }
+        } catch (UploadSourceException source) {
+            // When the fetch recorded why its stream failed, the fetcher reports that instead.
+            throw call.transientFailure(step + " stopped because the image stream failed: " + source.getMessage()
+                    + "; retry", source);
+        }
+    }
+}
