@@ -123,6 +123,15 @@ public final class ImageServer implements AutoCloseable {
 
     /** Declares {@code content}'s length, sends its first {@code sent} bytes and then nothing, for a while. */
     public ImageServer serveStalled(String path, byte[] content, int sent, CountDownLatch release) {
+        return serveStalled(path, content, sent, new CountDownLatch(1), release);
+    }
+
+    /**
+     * Like {@link #serveStalled(String, byte[], int, CountDownLatch)}; opens {@code stalled} once the
+     * first bytes are sent.
+     */
+    public ImageServer serveStalled(String path, byte[] content, int sent, CountDownLatch stalled,
+                                    CountDownLatch release) {
         answers.put(path, exchange -> {
             if (answeredHead(exchange, content.length)) {
                 return;
@@ -131,6 +140,7 @@ public final class ImageServer implements AutoCloseable {
             OutputStream body = exchange.getResponseBody();
             body.write(content, 0, sent);
             body.flush();
+            stalled.countDown();
             try {
                 release.await(30, TimeUnit.SECONDS);
             } catch (InterruptedException interrupted) {

@@ -1,0 +1,59 @@
+package dev.egressproxies.integration.kvm;
+
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.kvm.common.host.HostDialer;
+import dev.egressproxies.kvm.common.host.HostEndpoint;
+import dev.egressproxies.kvm.common.host.HostLink;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
+
+/**
+ * A {@link HostDialer} whose links pass every libvirt adapter call through an {@link
+ * InterceptedLibvirtHost.Interceptor}: the real links of another dialer, with a test's hook in front
+ * of their adapter. It sits below the provider's connection pool, so the pooled connection and the
+ * dedicated connections of image uploads are both intercepted.
+ */
+final class InterceptingDialer implements HostDialer {
+    private final HostDialer dialer;
+    private final InterceptedLibvirtHost.Interceptor interceptor;
+
+    InterceptingDialer(HostDialer dialer, InterceptedLibvirtHost.Interceptor interceptor) {
+        this.dialer = dialer;
+        this.interceptor = interceptor;
+    }
+
+    @Override
+    public HostLink dial(HostEndpoint host, Deadline deadline) {
+        return new InterceptedLink(dialer.dial(host, deadline), interceptor);
+    }
+
+    /** A link whose adapter is intercepted; the rest is the real link's. */
+    private static final class InterceptedLink implements HostLink {
+        private final HostLink link;
+        private final LibvirtHost libvirt;
+
+        InterceptedLink(HostLink link, InterceptedLibvirtHost.Interceptor interceptor) {
+            this.link = link;
+            this.libvirt = new InterceptedLibvirtHost(link.libvirt(), interceptor);
+        }
+
+        @Override
+        public LibvirtHost libvirt() {
+            return libvirt;
+        }
+
+        @Override
+        public boolean isAlive() {
+            return link.isAlive();
+        }
+
+        @Override
+        public void abort() {
+            link.abort();
+        }
+
+        @Override
+        public void close() {
+            link.close();
+        }
+    }
+}
