@@ -115,15 +115,16 @@ EOF
   printf 'auto lo\niface lo inet loopback\nsource /etc/network/interfaces.d/*\n' >"$root/etc/network/interfaces"
   : >"$root/etc/machine-id"
   rm -f "$root/var/lib/dbus/machine-id" "$root/etc/hostname"
-  # The agent's unit is started by udev when its virtio port appears; the wants link starts it
-  # even where that rule does not fire.
-  chroot "$root" systemctl enable qemu-guest-agent.service >/dev/null 2>&1 \
-    || ln -sf /lib/systemd/system/qemu-guest-agent.service \
-         "$root/etc/systemd/system/multi-user.target.wants/qemu-guest-agent.service"
+  # Debian's agent unit has no [Install] section ("systemctl enable" does nothing): udev starts
+  # it when its virtio port appears. The wants link starts it even where that rule does not fire.
+  ln -sf /lib/systemd/system/qemu-guest-agent.service \
+    "$root/etc/systemd/system/multi-user.target.wants/qemu-guest-agent.service"
   chroot "$root" systemctl enable serial-getty@ttyS0.service >/dev/null 2>&1 || true
   # Package lists and caches: not needed in the guest, and 100+ MB.
   rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/cache/apt/archives/*.deb
   rm -rf "$root"/var/log/* "$root"/tmp/* "$root"/var/tmp/*
+  # mke2fs -d copies each file's times: clamp them to SOURCE_DATE_EPOCH, as dpkg does for its own.
+  find "$root" -newermt "@$SOURCE_DATE_EPOCH" -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +
 }
 
 # The EFI binary: GRUB with its modules and this grub.cfg in a memdisk, no install step.
@@ -200,9 +201,10 @@ build() {
   step=$SECONDS
   # E2FSPROGS_FAKE_TIME and hash_seed: file system times and directory hashes do not depend on
   # the build's clock. orphan_file and metadata_csum_seed stay off: GRUB 2.06 reads neither.
+  truncate -s "${ROOT_MIB}M" "$work/root.img"
   E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mke2fs -q -F -t ext4 -L "$ROOT_LABEL" -U "$ROOT_FS_UUID" \
     -O '^orphan_file,^metadata_csum_seed' -E "hash_seed=$ROOT_FS_UUID,root_owner=0:0" \
-    -d "$work/root" "$work/root.img" "${ROOT_MIB}M"
+    -d "$work/root" "$work/root.img"
   rm -rf "$work/root"
   make_bootloader "$work" "$kernel" "$initrd"
   make_esp "$work"
@@ -218,6 +220,19 @@ build() {
   mv -f "$work/$IMAGE_NAME" "$IMAGE"
   log "compressed qcow2 in $((SECONDS - step)) s"
   log "built $IMAGE ($(du -m "$IMAGE" | cut -f1) MiB) in $((SECONDS - started)) s"
+  prune_other_recipes
+}
+
+# Images of older recipes are never used again (the recipe is this script): free their space.
+prune_other_recipes() {
+  local folder
+  for folder in "$CACHE_ROOT"/*/; do
+    folder=${folder%/}
+    [[ ${folder##*/} =~ ^[0-9a-f]{16}$ ]] && [ "$folder" != "$CACHE_DIR" ] || continue
+    log "removing the image of an older recipe: $folder"
+    rm -rf -- "$folder"
+    rm -f -- "$CACHE_ROOT/.lock-${folder##*/}"
+  done
 }
 
 main() {

@@ -21,6 +21,8 @@ record GuestImage(Path file, String sha256) {
     /** The cached image, built first when the recipe changed or nothing is cached yet. */
     static GuestImage buildOrReuse() {
         String output = Scripts.run(BUILD_TIMEOUT_SECONDS, "build-test-image.sh", "build");
+        // What the script did (built, or found cached) and how long it took.
+        System.out.print(output);
         List<String> lines = output.lines().map(String::strip).filter(line -> !line.isEmpty()).toList();
         Path file = Path.of(lines.get(lines.size() - 1));
         return new GuestImage(file, recordedSha256(file));
