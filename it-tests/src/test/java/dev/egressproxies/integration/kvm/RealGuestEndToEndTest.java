@@ -54,7 +54,8 @@ class RealGuestEndToEndTest {
      * must not remove it; {@code test-stack.sh down} does, with the pool.
      */
     private static final String ENTRY = "guest-e2e";
-    private static final String IMAGE_KEY = "debian-12-guest";
+    /** The image keys start with this, followed by the start of the image's sha256. */
+    private static final String IMAGE_KEY_PREFIX = "debian-12-";
     private static final String MACHINE_TYPE = "guest";
     /** A documentation address (RFC 5737): it can only come from our user-data. */
     private static final String GUEST_ADDRESS = "192.0.2.10";
@@ -76,15 +77,17 @@ class RealGuestEndToEndTest {
         TestStack stack = TestStack.load();
         GuestImage image = GuestImage.buildOrReuse();
         report("image %s (%d MiB, sha256 %s)", image.file(), Files.size(image.file()) >> 20, image.sha256());
+        String imageKey = IMAGE_KEY_PREFIX + image.sha256().substring(0, 12);
+        removeBasesOfOtherImages(stack, imageKey);
         assertThat(hostAddressesOf(stack.bridge())).as("addresses on the host side of bridge %s", stack.bridge())
                 .isEmpty();
 
         String name = NoKvmLeftovers.GUEST_PREFIX + randomHex();
         String marker = "seed of " + name + " consumed";
         try (ImageServer server = new ImageServer().serveFile("/guest.qcow2", image.file());
-             Kvm2Provider kvm2 = provider(config(stack, server.url("/guest.qcow2"), image.sha256()))) {
+             Kvm2Provider kvm2 = provider(config(server.url("/guest.qcow2"), imageKey, image.sha256()))) {
             CreateRequest request = new CreateRequest(name, "uid-" + name,
-                    new Placement(KvmTestConfig.HOST, MACHINE_TYPE, IMAGE_KEY), userData(marker));
+                    new Placement(KvmTestConfig.HOST, MACHINE_TYPE, imageKey), userData(marker));
             long createStarted = System.nanoTime();
             String id = kvm2.create(request, Deadline.after(CREATE_TIMEOUT));
             try {
@@ -112,10 +115,10 @@ class RealGuestEndToEndTest {
             assertThat(Virsh.volumes(stack.pool(), name)).as("overlay and seed left after delete").isEmpty();
             assertThat(Path.of("/var/lib/libvirt/qemu/nvram", name + "_VARS.fd")).as("the guest's NVRAM file")
                     .doesNotExist();
-            assertThat(Virsh.volumes(stack.pool(), ENTRY + "+" + IMAGE_KEY))
+            assertThat(Virsh.volumes(stack.pool(), ENTRY + "+"))
                     .as("the cached base and its marker")
-                    .containsExactlyInAnyOrder(ENTRY + "+" + IMAGE_KEY + ".base.qcow2",
-                            ENTRY + "+" + IMAGE_KEY + ".base.qcow2.sha256");
+                    .containsExactlyInAnyOrder(ENTRY + "+" + imageKey + ".base.qcow2",
+                            ENTRY + "+" + imageKey + ".base.qcow2.sha256");
         }
     }
 
@@ -140,13 +143,27 @@ class RealGuestEndToEndTest {
                 """.formatted(MARKER_FILE, marker, GUEST_ADDRESS);
     }
 
-    private KvmTestConfig config(TestStack stack, String imageUrl, String sha256) {
+    /**
+     * Removes the cached bases (and markers) of images this entry booted before the current one: a
+     * changed recipe makes a new image, which gets a new key, and no VM uses the old base any more
+     * ({@link NoKvmLeftovers} removed this test's instances before the class).
+     */
+    private static void removeBasesOfOtherImages(TestStack stack, String imageKey) {
+        for (String volume : Virsh.volumes(stack.pool(), ENTRY + "+")) {
+            if (!volume.startsWith(ENTRY + "+" + imageKey + ".")) {
+                report("removing %s, the cached base of an older guest image", volume);
+                Virsh.run("vol-delete", "--pool", stack.pool(), volume);
+            }
+        }
+    }
+
+    private static KvmTestConfig config(String imageUrl, String imageKey, String sha256) {
         return KvmTestConfig.kvm2().entry(ENTRY)
                 .hostSetting("domainType", "qemu")
                 .hostSetting("uefiLoader", KvmTestConfig.quoted(OVMF_LOADER))
                 .hostSetting("uefiVarsTemplate", KvmTestConfig.quoted(OVMF_VARS_TEMPLATE))
                 .machineType(MACHINE_TYPE, "{vcpus: 1, memoryMiB: 1024}")
-                .catalogueImage(IMAGE_KEY, "{url: " + KvmTestConfig.quoted(imageUrl) + ", sha256: " + sha256
+                .catalogueImage(imageKey, "{url: " + KvmTestConfig.quoted(imageUrl) + ", sha256: " + sha256
                         + ", firmware: uefi}")
                 // The image has the agent; the default vendor-data would install it from a mirror
                 // the isolated guest cannot reach.
