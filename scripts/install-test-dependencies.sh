@@ -32,6 +32,11 @@ packages=(
   python3 xz-utils gzip
   # bridge for domain interfaces, free-port checks, process checks, HTTP probes
   iproute2 procps curl
+
+  # scripts/build-test-image.sh, the real-guest end-to-end test's Debian image, made without
+  # mounting anything: the tree (mmdebstrap), the root file system (mke2fs -d), the GPT (sfdisk,
+  # in fdisk), the EFI system partition (mtools) and its boot loader (grub-mkstandalone)
+  mmdebstrap e2fsprogs fdisk mtools grub-efi-amd64-bin
 )
 
 # One dpkg-query for all packages; a package dpkg has never heard of prints

@@ -4,7 +4,7 @@
 #   libvirtd (+ virtlogd)      the hypervisor, reached only through its unix socket
 #   sshd on 127.0.0.1:PORT     the SSH hop the KVM backends dial (key auth only)
 #   dir pool "egress-test"     in the state folder, never the host's default pool
-#   bridge "egress-test-br0"   for the domains' bridge interfaces (no address)
+#   bridge "egress-test-br0"   for the domains' bridge interfaces (no address, no uplink)
 #   HTTP on 127.0.0.1:PORT     serves small qcow2/raw/compressed images
 #
 # Usage: scripts/test-stack.sh up|down|env|status|kill-sshd
@@ -298,6 +298,11 @@ ensure_bridge() {
   if ! ip link show dev "$BRIDGE" >/dev/null 2>&1; then
     log "creating bridge $BRIDGE"
     ip link add name "$BRIDGE" type bridge
+  fi
+  # No address on the host side, not even IPv6 link-local: guests on the bridge reach nothing
+  # but each other (the real-guest test checks this).
+  if [ -w "/proc/sys/net/ipv6/conf/$BRIDGE/disable_ipv6" ]; then
+    echo 1 >"/proc/sys/net/ipv6/conf/$BRIDGE/disable_ipv6"
   fi
   ip link set dev "$BRIDGE" up
 }

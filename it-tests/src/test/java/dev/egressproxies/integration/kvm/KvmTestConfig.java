@@ -18,8 +18,9 @@ import java.util.Map;
  * an operator would write, from the stack's {@code env} file: one host {@value #HOST} (sshd on
  * 127.0.0.1, the stack's pool and bridge), machine type {@value #MACHINE_TYPE}, image
  * {@value #IMAGE} (the stack's small qcow2 over its loopback HTTP server; for {@code kvm2} pinned
- * by its sha256 and booted with BIOS, as the stack has no UEFI firmware to spare). Tests change the
- * SSH files, the budgets, or add images.
+ * by its sha256 and booted with BIOS: the image holds no operating system, so UEFI's per-VM
+ * variables file would be one more thing to create and remove for nothing). Tests change the SSH
+ * files, the budgets, host settings, or add images.
  */
 final class KvmTestConfig {
     /** The {@code kvm} entry's name. */
@@ -42,6 +43,8 @@ final class KvmTestConfig {
     private Duration handshakeTimeout = Duration.ofSeconds(30);
     private final Map<String, String> images = new LinkedHashMap<>();
     private final Map<String, String> extraSettings = new LinkedHashMap<>();
+    private final Map<String, String> extraHostSettings = new LinkedHashMap<>();
+    private final Map<String, String> machineTypes = new LinkedHashMap<>();
 
     private KvmTestConfig(TestStack stack, String type, String entry) {
         this.stack = stack;
@@ -52,6 +55,7 @@ final class KvmTestConfig {
         this.port = Integer.parseInt(stack.value("EGRESS_TEST_SSH_PORT"));
         String url = stack.value("EGRESS_TEST_HTTP_URL") + "/" + stack.value("EGRESS_TEST_IMAGE_QCOW2");
         images.put(IMAGE, type.equals("kvm2") ? kvm2Image(url, sha256(stack.qcow2Image())) : kvmImage(url));
+        machineTypes.put(MACHINE_TYPE, "{vcpus: 1, memoryMiB: 128}");
     }
 
     /** The {@code kvm} configuration that works: the stack's client key and known_hosts. */
@@ -78,6 +82,21 @@ final class KvmTestConfig {
     /** Adds or replaces a top-level setting of the entry, such as {@code transferBudget: 30s}. */
     KvmTestConfig setting(String key, String yamlValue) {
         extraSettings.put(key, yamlValue);
+        return this;
+    }
+
+    /**
+     * Adds or replaces a setting of the host, such as {@code domainType: qemu} or
+     * {@code uefiLoader: "/usr/share/OVMF/OVMF_CODE_4M.fd"}.
+     */
+    KvmTestConfig hostSetting(String key, String yamlValue) {
+        extraHostSettings.put(key, yamlValue);
+        return this;
+    }
+
+    /** Adds or replaces a machine type given as its YAML flow mapping, such as {@code {vcpus: 1, memoryMiB: 1024}}. */
+    KvmTestConfig machineType(String key, String flowMapping) {
+        machineTypes.put(key, flowMapping);
         return this;
     }
 
@@ -150,15 +169,18 @@ final class KvmTestConfig {
         yaml.append("    keepaliveInterval: 15s\n");
         yaml.append("    hosts:\n");
         yaml.append("      - name: ").append(HOST).append('\n');
-        yaml.append("        address: ").append(quoted(stack.value("EGRESS_TEST_SSH_HOST"))).append('\n');
-        yaml.append("        port: ").append(port).append('\n');
-        yaml.append("        user: ").append(quoted(stack.value("EGRESS_TEST_SSH_USER"))).append('\n');
-        yaml.append("        socket: ").append(quoted(stack.libvirtSocket().toString())).append('\n');
-        yaml.append("        pool: ").append(quoted(stack.pool())).append('\n');
-        yaml.append("        bridge: ").append(quoted(stack.bridge())).append('\n');
-        yaml.append("        domainType: ").append(stack.value("EGRESS_TEST_DOMAIN_TYPE")).append('\n');
+        Map<String, String> host = new LinkedHashMap<>();
+        host.put("address", quoted(stack.value("EGRESS_TEST_SSH_HOST")));
+        host.put("port", Integer.toString(port));
+        host.put("user", quoted(stack.value("EGRESS_TEST_SSH_USER")));
+        host.put("socket", quoted(stack.libvirtSocket().toString()));
+        host.put("pool", quoted(stack.pool()));
+        host.put("bridge", quoted(stack.bridge()));
+        host.put("domainType", stack.value("EGRESS_TEST_DOMAIN_TYPE"));
+        host.putAll(extraHostSettings);
+        host.forEach((key, value) -> yaml.append("        ").append(key).append(": ").append(value).append('\n'));
         yaml.append("    machineTypes:\n");
-        yaml.append("      ").append(MACHINE_TYPE).append(": {vcpus: 1, memoryMiB: 128}\n");
+        machineTypes.forEach((key, mapping) -> yaml.append("      ").append(key).append(": ").append(mapping).append('\n'));
         yaml.append("    images:\n");
         images.forEach((key, mapping) -> yaml.append("      ").append(key).append(": ").append(mapping).append('\n'));
         extraSettings.forEach((key, value) -> yaml.append("    ").append(key).append(": ").append(value).append('\n'));

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * and no volume of the stack's pool may be named with one of the prefixes this module's KVM tests
  * use ({@link #PREFIXES}). What the check finds is listed, removed (so the next class starts clean)
  * and fails the class. The cached base images ({@code kvm}'s {@code tiny.base.qcow2} with its
- * {@code .complete} marker, {@code kvm2}'s {@code kvm2-test+tiny.base.qcow2} with its {@code .sha256}
- * marker) are meant to stay; the remaining volumes are printed.
+ * {@code .complete} marker, {@code kvm2}'s {@code kvm2-test+tiny.base.qcow2} and the real guest's
+ * {@code guest-e2e+...base.qcow2}, each with its {@code .sha256} marker) are meant to stay; the
+ * remaining volumes are printed.
  *
  * <p>Before the class, leftovers of an earlier, aborted run are removed and listed, so they are not
  * blamed on this one. Nested classes (the conformance suite's groups) are skipped: the top-level
@@ -32,7 +33,11 @@ public final class NoKvmLeftovers implements BeforeAllCallback, AfterAllCallback
     static final String BENCHMARK_PREFIX = "egress-it-bench-";
     /** What the crash-consistency tests make, kvm2 entry names included (base volumes start with them). */
     static final String CRASH_PREFIX = "egress-it-crash-";
-    /** What the real-guest end-to-end test makes. */
+    /**
+     * What the real-guest end-to-end test makes: its instance (domain, overlay, seed). Its
+     * entry's name has no such prefix on purpose, so the entry's base volume and marker (the
+     * ~250 MB guest image) stay cached in the pool like {@code tiny.base.qcow2}.
+     */
     static final String GUEST_PREFIX = "egress-it-guest-";
     /** Every prefix (each ending in '-') the KVM tests of this module name domains and volumes with. */
     static final List<String> PREFIXES =

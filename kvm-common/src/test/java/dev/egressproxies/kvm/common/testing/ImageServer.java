@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -71,6 +73,24 @@ public final class ImageServer implements AutoCloseable {
             exchange.sendResponseHeaders(200, length);
             // Closing the exchange with every byte missing makes the server drop the connection.
             exchange.close();
+        });
+        return this;
+    }
+
+    /**
+     * Serves the file {@code file} with its Content-Length, streamed from disk rather than held in
+     * memory: for real guest images of hundreds of MB. HEAD answers with the length only.
+     */
+    public ImageServer serveFile(String path, Path file) {
+        answers.put(path, exchange -> {
+            long length = Files.size(file);
+            if (answeredHead(exchange, length)) {
+                return;
+            }
+            exchange.sendResponseHeaders(200, length);
+            try (OutputStream body = exchange.getResponseBody()) {
+                Files.copy(file, body);
+            }
         });
         return this;
     }
