@@ -48,9 +48,14 @@ final class EntryScope {
         }
         throw call.permanent(refused + "was created by egress-proxies before domains recorded their provider entry, so"
                 + " no entry manages it and it is not " + notDone + ": " + (create ? "choose another name, or " : "")
-                + "if nothing uses it any more, remove it by hand: 'virsh destroy " + name + "' (if it runs), 'virsh"
-                + " undefine " + name + " --nvram', 'virsh vol-delete --pool " + host.pool() + " "
-                + VolumeNames.overlay(name) + "' and 'virsh vol-delete --pool " + host.pool() + " "
-                + VolumeNames.seed(name) + "'");
+                + "if nothing uses it any more, remove it by hand: " + removalByHand(host, name));
+    }
+
+    /** The virsh commands that remove a domain and its volumes as delete would. */
+    private static String removalByHand(HostSettings host, String name) {
+        String volumeDelete = "'virsh vol-delete --pool " + host.pool() + " ";
+        return "'virsh destroy " + name + "' (if it runs), 'virsh undefine " + name
+                + " --managed-save --snapshots-metadata --nvram', " + volumeDelete + VolumeNames.overlay(name) + "' and "
+                + volumeDelete + VolumeNames.seed(name) + "'";
     }
 }

@@ -128,7 +128,7 @@ class DeleteTest {
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(error.detail()).contains("before domains recorded their provider entry", "it is not deleted",
-                "'virsh undefine pre-scoping --nvram'");
+                "'virsh undefine pre-scoping --managed-save --snapshots-metadata --nvram'");
         assertThat(host.domain("pre-scoping").state).isEqualTo(DomainState.RUNNING);
         assertThat(host.volumeNames(POOL)).contains("pre-scoping.qcow2", "pre-scoping.seed.iso");
     }

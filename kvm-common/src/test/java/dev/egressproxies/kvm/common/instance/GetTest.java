@@ -206,8 +206,8 @@ class GetTest {
         assertThat(error.detail()).isEqualTo("domain 'pre-scoping' on host 'host-1' was created by egress-proxies"
                 + " before domains recorded their provider entry, so no entry manages it and it is not reported: if"
                 + " nothing uses it any more, remove it by hand: 'virsh destroy pre-scoping' (if it runs), 'virsh"
-                + " undefine pre-scoping --nvram', 'virsh vol-delete --pool egress-test pre-scoping.qcow2' and 'virsh"
-                + " vol-delete --pool egress-test pre-scoping.seed.iso'");
+                + " undefine pre-scoping --managed-save --snapshots-metadata --nvram', 'virsh vol-delete --pool"
+                + " egress-test pre-scoping.qcow2' and 'virsh vol-delete --pool egress-test pre-scoping.seed.iso'");
     }
 
     @Test
