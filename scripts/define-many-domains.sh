@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Defines N tiny stopped domains PREFIX-0001..PREFIX-N on the test stack's
-# libvirtd, each carrying the platform's metadata element, for the
-# listManaged benchmark. Remove them with scripts/undefine-domains.sh PREFIX.
+# libvirtd, each carrying the platform's metadata element naming provider
+# entry ENTRY (only that entry lists them), for the listManaged benchmark.
+# Remove them with scripts/undefine-domains.sh PREFIX.
 #
-# Usage: scripts/define-many-domains.sh N PREFIX
+# Usage: scripts/define-many-domains.sh N PREFIX ENTRY
 # Environment:
 #   EGRESS_TEST_LIBVIRT_URI  connection URI (default qemu:///system)
 #   EGRESS_TEST_STACK_DIR    state folder of scripts/test-stack.sh; its env
@@ -24,16 +25,18 @@ die() { printf '[define-many-domains] error: %s\n' "$*" >&2; exit 1; }
 # not on a fresh Debian).
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
-usage() { echo "usage: $0 N PREFIX   (defines PREFIX-0001 .. PREFIX-N, stopped)" >&2; exit 2; }
+usage() { echo "usage: $0 N PREFIX ENTRY   (defines PREFIX-0001 .. PREFIX-N, stopped, of provider entry ENTRY)" >&2; exit 2; }
 
-[ $# -eq 2 ] || usage
-count=$1 prefix=$2
+[ $# -eq 3 ] || usage
+count=$1 prefix=$2 entry=$3
 if ! [[ $count =~ ^[0-9]+$ ]] || [ "$count" -lt 1 ] || [ "$count" -gt 9999 ]; then
   die "N must be a number from 1 to 9999, not '$count'"
 fi
 # The name goes into XML and into virsh command lines unescaped: keep it plain.
 [[ $prefix =~ ^[A-Za-z0-9][A-Za-z0-9_.-]*$ ]] \
   || die "PREFIX '$prefix' may hold only letters, digits and . _ - (and must start with a letter or digit)"
+[[ $entry =~ ^[A-Za-z0-9._-]+$ ]] \
+  || die "ENTRY '$entry' may hold only letters, digits and . _ - (as provider entry names do)"
 
 # Domain type and bridge from the running stack when there is one; the
 # defaults suit a stack made with default settings.
@@ -64,6 +67,7 @@ domain_xml() {
     <ep:instance xmlns:ep="$NAMESPACE">
       <ep:uid>$2</ep:uid>
       <ep:created>$created</ep:created>
+      <ep:entry>$entry</ep:entry>
     </ep:instance>
   </metadata>
   <memory unit='MiB'>64</memory>

@@ -29,5 +29,11 @@ public enum Capability {
     /** The harness can make the backend hang on an operation ({@link ConformanceHarness#hang}). */
     HANGS_ON_DEMAND,
     /** The harness can make a zone unreadable ({@link ConformanceHarness#makeZoneUnreadable}). */
-    MAKES_ZONES_UNREADABLE
+    MAKES_ZONES_UNREADABLE,
+    /**
+     * The harness can build a second entry of the target's type on the same infrastructure
+     * ({@link ConformanceHarness#anotherEntry}), so the suite checks that entries sharing it keep
+     * to their own instances.
+     */
+    BUILDS_ANOTHER_ENTRY
 }

@@ -2,6 +2,7 @@ package dev.egressproxies.conformance;
 
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
+import dev.egressproxies.api.Provider;
 
 /**
  * The hooks through which the suite does to a backend what no provider call can: plant foreign
@@ -55,6 +56,27 @@ public interface ConformanceHarness {
      */
     default void makeZoneUnreadable(String zone) {
         throw unsupported("makeZoneUnreadable");
+    }
+
+    /**
+     * Builds a provider for a second entry of the target's type, under another entry name and on
+     * the same infrastructure, so the target's placements are valid for it too (the same hosts,
+     * account or state, whatever the backend places instances in). The suite deletes what it
+     * creates through it and closes it. Backs {@link Capability#BUILDS_ANOTHER_ENTRY}.
+     *
+     * @return the provider, with its entry name
+     */
+    default Entry anotherEntry() {
+        throw unsupported("anotherEntry");
+    }
+
+    /**
+     * A provider with the name of its entry.
+     *
+     * @param provider  the provider
+     * @param entryName its configured entry name
+     */
+    record Entry(Provider provider, String entryName) {
     }
 
     /**

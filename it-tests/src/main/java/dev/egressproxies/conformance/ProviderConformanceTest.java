@@ -101,6 +101,13 @@ public abstract class ProviderConformanceTest {
     }
 
     @Nested
+    class EntryScope extends EntryScopeConformance {
+        EntryScope() {
+            super(ProviderConformanceTest.this::session);
+        }
+    }
+
+    @Nested
     class Deadlines extends DeadlineConformance {
         Deadlines() {
             super(ProviderConformanceTest.this::session);

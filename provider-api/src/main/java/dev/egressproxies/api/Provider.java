@@ -27,8 +27,9 @@ public interface Provider extends AutoCloseable {
      * Makes the named instance exist and run, and returns its provider ID.
      *
      * <p>Idempotent: the same name never yields a second instance. An existing stopped instance is
-     * only started; a name held by an instance this platform did not create is PERMANENT; what an interrupted create left behind is reused when it is known to be
-     * complete and rebuilt when it may be truncated. Implementations call
+     * only started; a name held by an instance this platform did not create, or created through
+     * another entry, is PERMANENT and changes nothing; what an interrupted create left behind is
+     * reused when it is known to be complete and rebuilt when it may be truncated. Implementations call
      * {@link CreateRequest#validate(String)} first and check the placement against their
      * configuration before any I/O, so a bad request is {@link ErrorKind#PERMANENT} and creates
      * nothing.
@@ -43,6 +44,7 @@ public interface Provider extends AutoCloseable {
      * Reports the instance with this provider ID.
      *
      * @throws ProviderException NOT_FOUND when it does not exist, PERMANENT when the ID is malformed
+     *                           or names an instance created through another entry
      */
     Instance get(String id, Deadline deadline);
 
@@ -50,18 +52,21 @@ public interface Provider extends AutoCloseable {
      * Deletes the instance with this provider ID and everything made for it.
      *
      * <p>Idempotent at every step: deleting what is already gone, in whole or in part, succeeds.
-     * An instance this platform did not create is never deleted: that is PERMANENT and changes
-     * nothing, so an ID typed by hand cannot destroy someone else's VM.
+     * An instance this platform did not create, or created through another entry, is never
+     * deleted: that is PERMANENT and changes nothing, so an ID typed by hand cannot destroy someone
+     * else's VM, nor one entry another's where entries share infrastructure.
      *
      * @throws ProviderException PERMANENT when the ID is malformed or names an instance this
-     *                           platform did not create, TRANSIENT when a step failed
+     *                           platform did not create or created through another entry,
+     *                           TRANSIENT when a step failed
      */
     void delete(String id, Deadline deadline);
 
     /**
-     * Lists every instance this platform created through this entry (marked as managed in the
-     * instance's own metadata), across all of the entry's zones; instances made by anyone else are
-     * left out.
+     * Lists every instance this platform created through this entry (marked in the instance's own
+     * metadata with the entry), across all of the entry's zones; instances of other entries, even
+     * on the same infrastructure, and instances made by anyone else are left out, so orphan
+     * collection never deletes them.
      *
      * <p>All or nothing: when any zone or host cannot be read, the whole call fails, because
      * orphan collection must never act on a partial view. A single unreadable instance is skipped.

@@ -6,6 +6,7 @@ import dev.egressproxies.kvm.common.libvirt.AddressSource;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.PlatformMetadata;
 import dev.egressproxies.kvm.common.testing.Requests;
 import java.util.List;
 import java.util.Map;
@@ -48,8 +49,7 @@ class LibvirtCallCountTest {
         fixture.provider.delete("host-1/proxy-0", Requests.deadline());
         for (int index = 0; index < LISTED_DOMAINS; index++) {
             String name = String.format("bench-%04d", index);
-            host.putDomain(name, DomainState.SHUTOFF, "<ep:instance xmlns:ep='https://egressproxies.dev/xmlns/instance/1'>"
-                    + "<ep:uid>" + name + "</ep:uid><ep:created>2025-01-31T12:00:00Z</ep:created></ep:instance>");
+            host.putDomain(name, DomainState.SHUTOFF, PlatformMetadata.of(KvmFixture.ENTRY, name));
         }
         host.putDomain("not-ours", DomainState.RUNNING, null);
         measure("listManaged, " + LISTED_DOMAINS + " stopped managed domains and 1 unmanaged", () ->

@@ -30,7 +30,7 @@ class Kvm2ProviderConformanceTest extends ProviderConformanceTest {
 
     @Override
     protected ConformanceTarget createTarget() throws Exception {
-        return KvmConformanceTargets.onTestStack(KvmTestConfig.kvm2(), Kvm2Provider.class, stateDirectory,
+        return KvmConformanceTargets.onTestStack(KvmTestConfig::kvm2, Kvm2Provider.class, stateDirectory,
                 "not-a-kvm2-id");
     }
 }

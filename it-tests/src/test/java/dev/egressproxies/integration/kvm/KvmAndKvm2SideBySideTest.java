@@ -21,11 +21,12 @@ import org.junit.jupiter.api.io.TempDir;
  * the packaged {@code egressctl} launcher on the real stack: each process builds both entries in
  * one runtime, and each entry creates, lists, reads and deletes its own instance.
  *
- * <p>Both entries point at the stack's one libvirtd and mark their domains with the same metadata,
- * so each entry also lists the other's instance: this test checks that each entry's instance shows
- * up under that entry's prefix, not which entries list a domain.
- * Instance names start with {@code egress-it-cf-}, so {@link NoKvmLeftovers} removes what an
- * aborted run left; the test itself checks that its deletes left no domain, overlay or seed.
+ * <p>Both entries place their domains on the stack's one libvirtd, and each domain's metadata
+ * names the entry that created it. So each entry lists only its own instance, and an ID or name of
+ * the other entry's instance given to the wrong entry is refused (exit 2, PERMANENT) with nothing
+ * changed: without that, {@code egressctl apply} on one entry would delete the other's instances
+ * as orphans. Instance names start with {@code egress-it-cf-}, so {@link NoKvmLeftovers} removes
+ * what an aborted run left; the test itself checks that its deletes left no domain, overlay or seed.
  */
 @Tag("integration")
 @ExtendWith(NoKvmLeftovers.class)
@@ -54,17 +55,32 @@ class KvmAndKvm2SideBySideTest {
         assertThat(kvmId).isEqualTo(kvm.entry() + "/" + KvmTestConfig.HOST + "/" + NAME_PREFIX + "kvm");
         assertThat(kvm2Id).isEqualTo(kvm2.entry() + "/" + KvmTestConfig.HOST + "/" + NAME_PREFIX + "kvm2");
 
-        List<String> listed = listedIds(egressctl);
-        System.out.println("[side by side] egressctl list: " + listed);
-        assertThat(listed).contains(kvmId, kvm2Id);
-        expectInstance(json(egressctl.run("get", kvmId, "-o", "json")), kvmId, kvm.entry());
-        expectInstance(json(egressctl.run("get", kvm2Id, "-o", "json")), kvm2Id, kvm2.entry());
+        assertThat(listedIds(egressctl, "--provider", kvm.entry())).as("the kvm entry's instances")
+                .containsExactly(kvmId);
+        assertThat(listedIds(egressctl, "--provider", kvm2.entry())).as("the kvm2 entry's instances")
+                .containsExactly(kvm2Id);
+        assertThat(listedIds(egressctl)).as("every entry's instances, each once").containsExactlyInAnyOrder(kvmId,
+                kvm2Id);
+        String kvmUid = expectInstance(json(egressctl.run("get", kvmId, "-o", "json")), kvmId, kvm.entry());
+        String kvm2Uid = expectInstance(json(egressctl.run("get", kvm2Id, "-o", "json")), kvm2Id, kvm2.entry());
+
+        refusedThroughTheWrongEntry(egressctl, NAME_PREFIX + "kvm2", kvm2, kvm);
+        refusedThroughTheWrongEntry(egressctl, NAME_PREFIX + "kvm", kvm, kvm2);
+        assertThat(Virsh.domains(NAME_PREFIX)).as("domains after the refusals")
+                .containsExactlyInAnyOrder(NAME_PREFIX + "kvm", NAME_PREFIX + "kvm2");
+        assertThat(Virsh.volumes(kvm.stack().pool(), NAME_PREFIX)).as("overlays and seeds after the refusals")
+                .containsExactlyInAnyOrder(NAME_PREFIX + "kvm.qcow2", NAME_PREFIX + "kvm.seed.iso",
+                        NAME_PREFIX + "kvm2.qcow2", NAME_PREFIX + "kvm2.seed.iso");
+        assertThat(expectInstance(json(egressctl.run("get", kvmId, "-o", "json")), kvmId, kvm.entry()))
+                .as("the kvm instance, unchanged").isEqualTo(kvmUid);
+        assertThat(expectInstance(json(egressctl.run("get", kvm2Id, "-o", "json")), kvm2Id, kvm2.entry()))
+                .as("the kvm2 instance, unchanged").isEqualTo(kvm2Uid);
 
         for (String id : List.of(kvmId, kvm2Id)) {
             EgressctlProcess.Result deleted = egressctl.run("delete", id);
             assertThat(deleted.exitCode()).as(deleted.toString()).isZero();
         }
-        assertThat(listedIds(egressctl)).doesNotContain(kvmId, kvm2Id);
+        assertThat(listedIds(egressctl)).isEmpty();
         assertThat(Virsh.domains(NAME_PREFIX)).as("domains").isEmpty();
         assertThat(Virsh.volumes(kvm.stack().pool(), NAME_PREFIX)).as("overlays and seeds").isEmpty();
     }
@@ -77,19 +93,48 @@ class KvmAndKvm2SideBySideTest {
         return created.get("id").asText();
     }
 
-    private static List<String> listedIds(EgressctlProcess egressctl) throws IOException {
-        List<String> ids = new ArrayList<>();
-        json(egressctl.run("list", "-o", "json")).forEach(instance -> ids.add(instance.get("id").asText()));
-        return ids;
+    /**
+     * Gets, deletes and creates the instance {@code name} of {@code owner} through {@code wrong}:
+     * each is refused as PERMANENT, naming the owner. The caller checks that nothing changed.
+     */
+    private static void refusedThroughTheWrongEntry(EgressctlProcess egressctl, String name, KvmTestConfig owner,
+                                                    KvmTestConfig wrong) {
+        String wrongId = wrong.entry() + "/" + KvmTestConfig.HOST + "/" + name;
+        List<EgressctlProcess.Result> refused = List.of(
+                egressctl.run("get", wrongId, "-o", "json"),
+                egressctl.run("delete", wrongId),
+                egressctl.run("create", name, "--provider", wrong.entry(), "--zone", KvmTestConfig.HOST,
+                        "--machine-type", KvmTestConfig.MACHINE_TYPE, "--image", KvmTestConfig.IMAGE, "-o", "json"));
+        for (EgressctlProcess.Result result : refused) {
+            System.out.println("[side by side] through the wrong entry: " + result.commandLine() + " -> exit "
+                    + result.exitCode() + ": " + result.err().strip());
+            assertThat(result.exitCode()).as(result.toString()).isEqualTo(2);
+            assertThat(result.err()).as(result.toString())
+                    .contains("was created through provider entry '" + owner.entry() + "', not '" + wrong.entry() + "'",
+                            " it through entry '" + owner.entry() + "'");
+        }
     }
 
-    /** The stack's image boots no operating system, so an instance stays PROVISIONING without an address. */
-    private static void expectInstance(JsonNode instance, String id, String entry) {
+    /** The IDs of the instances listed (with the given options) that this test created. */
+    private static List<String> listedIds(EgressctlProcess egressctl, String... options) throws IOException {
+        List<String> arguments = new ArrayList<>(List.of("list", "-o", "json"));
+        arguments.addAll(List.of(options));
+        List<String> ids = new ArrayList<>();
+        json(egressctl.run(arguments.toArray(String[]::new))).forEach(instance -> ids.add(instance.get("id").asText()));
+        return ids.stream().filter(id -> id.contains("/" + NAME_PREFIX)).toList();
+    }
+
+    /**
+     * Checks the instance as the stack's image leaves it (it boots no operating system, so it stays
+     * PROVISIONING without an address) and returns its UID.
+     */
+    private static String expectInstance(JsonNode instance, String id, String entry) {
         assertThat(instance.get("id").asText()).isEqualTo(id);
         assertThat(instance.get("entry").asText()).isEqualTo(entry);
         assertThat(instance.get("state").asText()).isEqualTo("PROVISIONING");
         assertThat(instance.get("ip").asText()).isEmpty();
         assertThat(instance.get("uid").asText()).isNotBlank();
+        return instance.get("uid").asText();
     }
 
     private static JsonNode json(EgressctlProcess.Result result) throws IOException {

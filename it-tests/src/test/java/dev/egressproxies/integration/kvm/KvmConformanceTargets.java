@@ -3,13 +3,17 @@ package dev.egressproxies.integration.kvm;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.conformance.Capability;
+import dev.egressproxies.conformance.ConformanceHarness;
 import dev.egressproxies.conformance.ConformanceTarget;
 import dev.egressproxies.integration.ConfiguredProviders;
 import dev.egressproxies.integration.TestProviderContext;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * The conformance target of a KVM backend's entry on the test stack, shared by {@code kvm} and
@@ -25,7 +29,10 @@ import java.time.Duration;
  *       it would list every domain twice;
  *   <li>{@link Capability#PLANTS_UNMANAGED_INSTANCES}, {@link Capability#STOPS_INSTANCES},
  *       {@link Capability#HANGS_ON_DEMAND} and {@link Capability#MAKES_ZONES_UNREADABLE}: see
- *       {@link KvmHarness}.
+ *       {@link KvmHarness};
+ *   <li>{@link Capability#BUILDS_ANOTHER_ENTRY}: the same configuration under the entry name
+ *       {@code ENTRY-other}, on the same libvirtd (a {@code kvm2} one keeps its own cached base
+ *       volume, {@code ENTRY-other+tiny.base.qcow2}).
  * </ul>
  * Instance names start with {@code egress-it-}, so {@code scripts/test-stack.sh down} removes
  * whatever an aborted run left.
@@ -35,20 +42,24 @@ final class KvmConformanceTargets {
     }
 
     /**
-     * The target of {@code config}'s entry, built through the registry from its YAML.
+     * The target of a configuration's entry, built through the registry from its YAML.
      *
+     * @param configs        makes the configuration; called again for the other entry's
      * @param type           the provider class the entry's plugin builds
      * @param stateDirectory the state directory of the provider's context
      * @param malformedId    an ID the backend must refuse as malformed
      */
-    static <P extends Provider> ConformanceTarget onTestStack(KvmTestConfig config, Class<P> type,
+    static <P extends Provider> ConformanceTarget onTestStack(Supplier<KvmTestConfig> configs, Class<P> type,
                                                               Path stateDirectory, String malformedId)
             throws IOException {
+        KvmTestConfig config = configs.get();
         P provider = ConfiguredProviders.providerFromYaml(config.yaml(), config.entry(), type,
                 new TestProviderContext(stateDirectory));
+        KvmTestConfig other = configs.get().entry(config.entry() + "-other");
+        Path otherStateDirectory = stateDirectory.resolve("other-entry");
         return ConformanceTarget.builder(provider, config.entry())
                 .capabilities(Capability.PLANTS_UNMANAGED_INSTANCES, Capability.STOPS_INSTANCES,
-                        Capability.HANGS_ON_DEMAND, Capability.MAKES_ZONES_UNREADABLE)
+                        Capability.HANGS_ON_DEMAND, Capability.MAKES_ZONES_UNREADABLE, Capability.BUILDS_ANOTHER_ENTRY)
                 .placement(new Placement(KvmTestConfig.HOST, KvmTestConfig.MACHINE_TYPE, KvmTestConfig.IMAGE))
                 .namePrefix(TestStack.NAME_PREFIX)
                 .malformedId(malformedId)
@@ -56,7 +67,19 @@ final class KvmConformanceTargets {
                 // Without REACHES_RUNNING, how long the suite watches an instance stay PROVISIONING.
                 .stateTimeout(Duration.ofSeconds(3))
                 .callTimeout(Duration.ofSeconds(60))
-                .harness(new KvmHarness(config.stack()))
+                .harness(new KvmHarness(config.stack(), () -> entry(other, type, otherStateDirectory)))
                 .build();
+    }
+
+    /** A provider of {@code config}'s entry with its own state directory. */
+    private static ConformanceHarness.Entry entry(KvmTestConfig config, Class<? extends Provider> type,
+                                                  Path stateDirectory) {
+        try {
+            Provider provider = ConfiguredProviders.providerFromYaml(config.yaml(), config.entry(), type,
+                    new TestProviderContext(Files.createDirectories(stateDirectory)));
+            return new ConformanceHarness.Entry(provider, config.entry());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }

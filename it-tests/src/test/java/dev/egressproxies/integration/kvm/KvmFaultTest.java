@@ -159,7 +159,8 @@ class KvmFaultTest {
     void sshdKilledDuringAListManagedLoopIsTransientAndTheNextCallRedials() throws Exception {
         String prefix = NoKvmLeftovers.FAULT_PREFIX + "list";
         int domains = 200;
-        report("%s", Scripts.run(300, "define-many-domains.sh", Integer.toString(domains), prefix).strip());
+        report("%s", Scripts.run(300, "define-many-domains.sh", Integer.toString(domains), prefix,
+                KvmTestConfig.ENTRY).strip());
         try {
             KvmProvider kvm = provider(KvmTestConfig.standard());
             Outcome<List<Instance>> warm = timed(() -> kvm.listManaged(Deadline.after(CALL_TIMEOUT)));

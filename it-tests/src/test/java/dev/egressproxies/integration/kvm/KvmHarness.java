@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The conformance hooks of the {@code kvm} backend on the test stack, done behind the provider's
@@ -20,19 +21,28 @@ import java.util.List;
  *   <li>stop: {@code virsh destroy}, as a host crash or an operator would;
  *   <li>hang: SIGSTOP to libvirtd ({@link LibvirtdFreezer}), which hangs every operation;
  *   <li>unreadable zone: {@code test-stack.sh kill-sshd}, which makes the only host unreachable
- *       (the entry has one host, so that zone is the one the suite names).
+ *       (the entry has one host, so that zone is the one the suite names);
+ *   <li>another entry: a provider its target builds from the same configuration under another
+ *       entry name.
  * </ul>
  * {@link #restore()} thaws libvirtd first (always, whatever was hooked), starts sshd again when
  * it was killed, and undefines the planted domains.
  */
 final class KvmHarness implements ConformanceHarness {
     private final TestStack stack;
+    private final Supplier<Entry> anotherEntry;
     private final List<String> planted = new ArrayList<>();
     private boolean frozen;
     private boolean sshdKilled;
 
-    KvmHarness(TestStack stack) {
+    KvmHarness(TestStack stack, Supplier<Entry> anotherEntry) {
         this.stack = stack;
+        this.anotherEntry = anotherEntry;
+    }
+
+    @Override
+    public Entry anotherEntry() {
+        return anotherEntry.get();
     }
 
     @Override

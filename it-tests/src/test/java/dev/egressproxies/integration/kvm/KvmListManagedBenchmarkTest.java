@@ -66,7 +66,8 @@ class KvmListManagedBenchmarkTest {
 
     @BeforeAll
     static void defineTheDomains() {
-        report("%s", Scripts.run(600, "define-many-domains.sh", Integer.toString(DOMAINS), DOMAIN_PREFIX).strip());
+        report("%s", Scripts.run(600, "define-many-domains.sh", Integer.toString(DOMAINS), DOMAIN_PREFIX,
+                KvmTestConfig.ENTRY).strip());
     }
 
     @AfterAll

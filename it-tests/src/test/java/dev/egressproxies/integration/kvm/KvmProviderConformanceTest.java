@@ -25,7 +25,7 @@ class KvmProviderConformanceTest extends ProviderConformanceTest {
 
     @Override
     protected ConformanceTarget createTarget() throws Exception {
-        return KvmConformanceTargets.onTestStack(KvmTestConfig.standard(), KvmProvider.class, stateDirectory,
+        return KvmConformanceTargets.onTestStack(KvmTestConfig::standard, KvmProvider.class, stateDirectory,
                 "not-a-kvm-id");
     }
 }

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * and no volume of the stack's pool may be named with one of the prefixes this module's KVM tests
  * use ({@link #PREFIXES}). What the check finds is listed, removed (so the next class starts clean)
  * and fails the class. The cached base images ({@code kvm}'s {@code tiny.base.qcow2} with its
- * {@code .complete} marker, {@code kvm2}'s {@code kvm2-test+tiny.base.qcow2} and the real guest's
+ * {@code .complete} marker; {@code kvm2}'s {@code kvm2-test+tiny.base.qcow2}, the conformance
+ * suite's other entry's {@code kvm2-test-other+tiny.base.qcow2} and the real guest's
  * {@code guest-e2e+...base.qcow2}, each with its {@code .sha256} marker) are meant to stay; the
  * remaining volumes are printed.
  *

@@ -28,11 +28,12 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>The request and its placement are checked before any I/O; a bad one is PERMANENT and
  *       touches nothing.
- *   <li>A domain of that name that this platform created (it carries the platform's metadata) is
- *       only started if it is not running; its volumes are left as they are. A domain of that
- *       name that it did not create is PERMANENT and left alone: adopting it would hand the
- *       caller a VM that listManaged never reports, and starting it would meddle with someone
- *       else's VM.
+ *   <li>A domain of that name that this entry created (it carries the platform's metadata naming
+ *       the entry) is only started if it is not running; its volumes are left as they are. A
+ *       domain of that name that the platform did not create, or that another entry or no entry
+ *       created ({@link EntryScope}), is PERMANENT and left alone with its volumes: adopting it
+ *       would hand the caller a VM that listManaged never reports, and starting it would meddle
+ *       with someone else's VM.
  *   <li>Otherwise the image's base volume is made present and complete in the host's pool
  *       (by the backend's {@link BaseImageStrategy}, which downloads it on first use), the overlay is created on it or,
  *       when a crashed create left one, reused (volume creation is atomic, so an overlay that
@@ -111,14 +112,15 @@ final class InstanceCreator<I extends ImageChoice> {
     }
 
     /**
-     * Refuses a domain that holds the name but carries no metadata of this platform, and one whose
-     * metadata cannot be read.
+     * Refuses a domain that holds the name but carries no metadata of this platform, one whose
+     * metadata cannot be read, and one that another entry or no entry created ({@link EntryScope}).
      */
     private static void requireManaged(LibvirtHost libvirt, HostSettings host, Domain domain, Call call) {
-        if (InstanceInspector.readableMetadataOf(libvirt, host, domain, call).isEmpty()) {
-            throw call.permanent("a domain named '" + domain.name() + "' exists on host '" + host.name()
-                    + "' that egress-proxies did not create: remove or rename it, or choose another name");
-        }
+        InstanceMetadata metadata = InstanceInspector.readableMetadataOf(libvirt, host, domain, call)
+                .orElseThrow(() -> call.permanent("a domain named '" + domain.name() + "' exists on host '"
+                        + host.name() + "' that egress-proxies did not create: remove or rename it, or choose another"
+                        + " name"));
+        EntryScope.requireThisEntry(metadata, host, domain.name(), call);
     }
 
     private void build(LibvirtHost libvirt, Placements.Resolved<I> placement, CreateRequest request, String basePath,
@@ -145,7 +147,7 @@ final class InstanceCreator<I extends ImageChoice> {
         MachineSize machineType = placement.machineType();
         return new DomainDefinition(request.name(), machineType.memoryMiB(), machineType.vcpus(), host.platform(),
                 placement.image().uefi(), overlayPath, seedPath, host.bridge(),
-                new InstanceMetadata(request.uid(), clock.instant()));
+                new InstanceMetadata(request.uid(), clock.instant(), entry));
     }
 
     /** Creates the overlay, or returns the one a crashed create left: creation is atomic, so it is complete. */

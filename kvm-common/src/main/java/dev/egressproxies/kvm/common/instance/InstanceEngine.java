@@ -23,8 +23,9 @@ import java.util.Optional;
  * volumes get into a host's pool.
  *
  * <p>Provider IDs are {@code host/name} ({@link ProviderId}). Zones are the configured host names.
- * An instance is managed when its domain carries the platform's metadata element
- * ({@link InstanceMetadata}); domains without it are never listed, started or deleted. Every
+ * An instance is managed by an entry when its domain carries the platform's metadata element
+ * ({@link InstanceMetadata}) naming that entry; domains without it, and domains of other entries
+ * or of no entry, are never listed, started or deleted ({@link EntryScope}). Every
  * libvirt call goes through the host caller, which bounds it by the caller's deadline; the engine
  * adds the deadline checks between steps. See {@link InstanceCreator}, {@link InstanceRemover} and
  * {@link ManagedInstanceLister} for what each operation does step by step. Safe for concurrent use.
@@ -63,14 +64,18 @@ public final class InstanceEngine<I extends ImageChoice> implements AutoCloseabl
     /**
      * See {@link dev.egressproxies.api.Provider#create}. Errors about the request or its placement
      * carry the request's name as instance ID, later ones the provider ID. A domain of that name
-     * that this platform created is only started; one it did not create fails the call as
-     * PERMANENT and is left alone.
+     * that this entry created is only started; one that this platform did not create, or that
+     * another entry or no entry created, fails the call as PERMANENT and is left alone.
      */
     public String create(CreateRequest request, Deadline deadline) {
         return creator.create(request, deadline);
     }
 
-    /** See {@link dev.egressproxies.api.Provider#get}. */
+    /**
+     * See {@link dev.egressproxies.api.Provider#get}. A domain this platform did not create is
+     * reported without UID and creation time; one that another entry, or no entry, created is
+     * refused as PERMANENT ({@link EntryScope}).
+     */
     public Instance get(String id, Deadline deadline) {
         String entry = settings.entry();
         ProviderId parsed = ProviderId.parse(id, Operation.GET, entry);
@@ -83,6 +88,7 @@ public final class InstanceEngine<I extends ImageChoice> implements AutoCloseabl
                             "no domain '" + parsed.name() + "' on host '" + host.name()
                                     + "': it was deleted or never created"));
             Optional<InstanceMetadata> metadata = InstanceInspector.readableMetadataOf(libvirt, host, domain, call);
+            metadata.ifPresent(ours -> EntryScope.requireThisEntry(ours, host, parsed.name(), call));
             call.checkDeadline();
             return InstanceInspector.describe(libvirt, host.name(), domain, metadata);
         });

@@ -8,6 +8,7 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
+import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * remove: refusing to finish over a pool that no longer exists would keep the instance's owner
  * from ever letting go of it. The undefine removes managed-save, snapshot metadata and NVRAM too
  * (the adapter's flags), so leftover state never blocks it. A domain that egress-proxies did not
- * create is refused, PERMANENT, and left alone with its volumes.
+ * create, or that another entry or no entry created ({@link EntryScope}), is refused, PERMANENT,
+ * and left alone with its volumes.
  */
 final class InstanceRemover {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceRemover.class);
@@ -57,11 +59,11 @@ final class InstanceRemover {
             return;
         }
         Domain domain = found.get();
-        // Someone else's VM is never destroyed through an ID that merely names it.
-        if (InstanceInspector.readableMetadataOf(libvirt, host, domain, call).isEmpty()) {
-            throw call.permanent("domain '" + name + "' on host '" + host.name() + "' was not created by"
-                    + " egress-proxies, so it is not deleted: remove it with virsh if it should go");
-        }
+        // Someone else's VM is never destroyed through an ID that merely names it, nor another entry's.
+        InstanceMetadata metadata = InstanceInspector.readableMetadataOf(libvirt, host, domain, call)
+                .orElseThrow(() -> call.permanent("domain '" + name + "' on host '" + host.name() + "' was not created"
+                        + " by egress-proxies, so it is not deleted: remove it with virsh if it should go"));
+        EntryScope.requireThisEntry(metadata, host, name, call);
         try {
             LibvirtSteps.run("destroying domain " + name, () -> libvirt.destroyDomain(domain));
         } catch (LibvirtException notRunning) {

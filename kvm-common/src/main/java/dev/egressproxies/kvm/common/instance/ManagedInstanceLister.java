@@ -29,8 +29,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The listManaged operation, which lists the instances this platform created on every host of
- * the entry: the domains whose metadata carries the platform's element.
+ * The listManaged operation, which lists the instances this platform created through this entry on
+ * every host of the entry: the domains whose metadata carries the platform's element naming the
+ * entry. Domains of other entries sharing a host, and domains of no entry, are left out
+ * ({@link EntryScope}), so orphan collection never deletes them.
  *
  * <p>All or nothing per host: a host that cannot be listed fails the whole call, so orphan
  * collection never acts on a partial view of the fleet. A single domain that cannot be read
@@ -121,7 +123,7 @@ final class ManagedInstanceLister {
                                     + " was interrupted");
                         }
                         call.checkDeadline();
-                        found[index] = managedInstance(libvirt, host, listed.get(index)).orElse(null);
+                        found[index] = managedInstance(libvirt, host, call.entry(), listed.get(index)).orElse(null);
                     }
                     return null;
                 });
@@ -167,6 +169,20 @@ final class ManagedInstanceLister {
         return new IllegalStateException(failure);
     }
 
+    /**
+     * Whether the domain is this entry's; logs one that predates entry scoping, which nothing lists
+     * or collects until a person removes it or records its entry.
+     */
+    private static boolean createdThroughEntry(InstanceMetadata metadata, String entry, HostSettings host,
+                                               Domain domain) {
+        if (metadata.entry().isEmpty()) {
+            LOG.warn("skipping domain {} on host {}: egress-proxies created it before domains recorded their provider"
+                    + " entry, so no entry lists or collects it; remove it by hand with virsh if nothing uses it",
+                    domain.name(), host.name());
+        }
+        return metadata.createdThrough(entry);
+    }
+
     private static ThreadFactory readerThreads(HostSettings host) {
         AtomicInteger count = new AtomicInteger();
         return work -> {
@@ -176,11 +192,12 @@ final class ManagedInstanceLister {
         };
     }
 
-    private static Optional<Instance> managedInstance(LibvirtHost libvirt, HostSettings host, ListedDomain listed) {
+    private static Optional<Instance> managedInstance(LibvirtHost libvirt, HostSettings host, String entry,
+                                                      ListedDomain listed) {
         Domain domain = listed.domain();
         try {
             Optional<InstanceMetadata> metadata = InstanceInspector.metadataOf(libvirt, domain);
-            if (metadata.isEmpty()) {
+            if (metadata.isEmpty() || !createdThroughEntry(metadata.get(), entry, host, domain)) {
                 return Optional.empty();
             }
             if (!listed.active()) {

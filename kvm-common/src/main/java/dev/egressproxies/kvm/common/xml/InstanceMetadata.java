@@ -3,31 +3,53 @@ package dev.egressproxies.kvm.common.xml;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
- * What this platform records in a domain it creates, in its own XML namespace: the instance's UID
- * and creation time. Its presence is what marks a domain as managed by the platform.
+ * What this platform records in a domain it creates, in its own XML namespace: the instance's UID,
+ * its creation time and the provider entry that created it. Its presence is what marks a domain as
+ * made by the platform; the entry is what makes it one entry's and no other's, so entries that
+ * share a hypervisor never list, read, delete or take over each other's domains.
  *
  * <p>The element is {@code <ep:instance xmlns:ep="https://egressproxies.dev/xmlns/instance/1">}
- * holding {@code <ep:uid>} and {@code <ep:created>} (RFC 3339, UTC, whole seconds).
+ * holding {@code <ep:uid>}, {@code <ep:created>} (RFC 3339, UTC, whole seconds) and
+ * {@code <ep:entry>}. Domains defined before entries were recorded lack {@code <ep:entry>}; they
+ * are read with an empty {@link #entry()} and belong to no entry. The namespace stays the same:
+ * the element only gained an optional field, which readers of the old shape ignore.
  *
  * @param uid       the UID the caller gave the instance
  * @param createdAt when the domain was defined, to the second
+ * @param entry     the name of the provider entry that created the domain, or empty for a domain
+ *                  defined before entries were recorded
  */
-public record InstanceMetadata(String uid, Instant createdAt) {
+public record InstanceMetadata(String uid, Instant createdAt, Optional<String> entry) {
     /** The platform's XML namespace for domain metadata; versioned, never reused for another shape. */
     public static final String NAMESPACE = "https://egressproxies.dev/xmlns/instance/1";
     /** The prefix the namespace is written with. */
     public static final String PREFIX = "ep";
 
-    /** Requires both; keeps whole seconds, which is what the XML carries. */
+    /** Requires every field and a non-blank entry when there is one; keeps whole seconds, which is what the XML carries. */
     public InstanceMetadata {
         Objects.requireNonNull(uid, "uid");
         Objects.requireNonNull(createdAt, "createdAt");
+        Objects.requireNonNull(entry, "entry");
         if (uid.isBlank()) {
             throw new IllegalArgumentException("the instance UID is blank");
         }
+        if (entry.isPresent() && entry.get().isBlank()) {
+            throw new IllegalArgumentException("the provider entry is blank");
+        }
         createdAt = createdAt.truncatedTo(ChronoUnit.SECONDS);
+    }
+
+    /** The metadata a domain that {@code entry} creates carries. */
+    public InstanceMetadata(String uid, Instant createdAt, String entry) {
+        this(uid, createdAt, Optional.of(entry));
+    }
+
+    /** Whether the domain was created through the provider entry of that name. */
+    public boolean createdThrough(String entryName) {
+        return entry.filter(entryName::equals).isPresent();
     }
 
     /**

@@ -5,6 +5,7 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
+import java.util.Optional;
 import javax.xml.XMLConstants;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
@@ -18,6 +19,7 @@ final class InstanceMetadataXml {
     private static final String INSTANCE = "instance";
     private static final String UID = "uid";
     private static final String CREATED = "created";
+    private static final String ENTRY = "entry";
 
     private InstanceMetadataXml() {
     }
@@ -31,6 +33,10 @@ final class InstanceMetadataXml {
         parent.appendChild(instance);
         appendField(instance, UID, XmlText.require(metadata.uid(), "the instance UID"));
         appendField(instance, CREATED, DateTimeFormatter.ISO_INSTANT.format(metadata.createdAt()));
+        // Only ever absent in domains defined before entries were recorded; those are read, never written.
+        String entry = metadata.entry().orElseThrow(() -> new IllegalArgumentException(
+                "the metadata of a new domain must name its provider entry"));
+        appendField(instance, ENTRY, XmlText.require(entry, "the provider entry name"));
     }
 
     /**
@@ -56,7 +62,11 @@ final class InstanceMetadataXml {
         if (uid.isEmpty()) {
             throw malformed("its <" + UID + "> is empty");
         }
-        return new InstanceMetadata(uid, parseTime(fieldText(root, CREATED)));
+        Optional<String> entry = optionalFieldText(root, ENTRY);
+        if (entry.isPresent() && entry.get().isEmpty()) {
+            throw malformed("its <" + ENTRY + "> is empty");
+        }
+        return new InstanceMetadata(uid, parseTime(fieldText(root, CREATED)), entry);
     }
 
     private static void appendField(Element instance, String name, String text) {
@@ -77,12 +87,17 @@ final class InstanceMetadataXml {
 
     /** The trimmed text of the first child element {@code name}. */
     private static String fieldText(Element instance, String name) {
+        return optionalFieldText(instance, name).orElseThrow(() -> malformed("it has no <" + name + ">"));
+    }
+
+    /** The trimmed text of the first child element {@code name}, or empty when there is none. */
+    private static Optional<String> optionalFieldText(Element instance, String name) {
         for (Node child = instance.getFirstChild(); child != null; child = child.getNextSibling()) {
             if (child instanceof Element element && isOurs(element, name)) {
-                return element.getTextContent().strip();
+                return Optional.of(element.getTextContent().strip());
             }
         }
-        throw malformed("it has no <" + name + ">");
+        return Optional.empty();
     }
 
     /** An RFC 3339 timestamp; the standard allows a lowercase {@code t} and {@code z}. */

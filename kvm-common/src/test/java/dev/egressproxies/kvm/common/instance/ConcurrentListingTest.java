@@ -11,6 +11,7 @@ import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.PlatformMetadata;
 import dev.egressproxies.kvm.common.testing.Requests;
 import java.time.Duration;
 import java.util.List;
@@ -191,8 +192,7 @@ class ConcurrentListingTest {
     }
 
     private static String metadata(String uid) {
-        return "<ep:instance xmlns:ep='https://egressproxies.dev/xmlns/instance/1'><ep:uid>" + uid
-                + "</ep:uid><ep:created>2025-01-31T12:00:00Z</ep:created></ep:instance>";
+        return PlatformMetadata.of(EngineFixture.ENTRY, uid);
     }
 
     private static void await(CyclicBarrier barrier) {

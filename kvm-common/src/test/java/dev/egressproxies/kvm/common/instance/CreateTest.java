@@ -17,6 +17,7 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.seed.NoCloudSeed;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.ParsedXml;
+import dev.egressproxies.kvm.common.testing.PlatformMetadata;
 import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.testing.TestProviderContext;
 import dev.egressproxies.kvm.common.xml.InstanceMetadata;
@@ -69,7 +70,7 @@ class CreateTest {
         String metadata = host.domainMetadata(host.lookupDomain("proxy-1").orElseThrow(), InstanceMetadata.NAMESPACE)
                 .orElseThrow();
         assertThat(InstanceMetadata.parse(metadata)).as("the metadata, as libvirt hands it back")
-                .isEqualTo(new InstanceMetadata("uid-proxy-1", TestProviderContext.NOW));
+                .isEqualTo(new InstanceMetadata("uid-proxy-1", TestProviderContext.NOW, EngineFixture.ENTRY));
         assertThat(fixture.images.ensures()).as("downloads of a cached image").isZero();
         assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
     }
@@ -214,6 +215,51 @@ class CreateTest {
         assertThat(fixture.images.ensures()).isZero();
         assertThat(fixture.engine.listManaged(Requests.deadline())).as("listManaged, which never reports it")
                 .isEmpty();
+    }
+
+    @Test
+    void aNameAnotherEntrysDomainHoldsIsPermanentAndNeitherTheDomainNorItsVolumesAreTouched() {
+        InstanceEngine<PresetBaseImages.Image> other = fixture.engineOfEntry(EngineFixture.OTHER_ENTRY);
+        other.create(EngineFixture.request("proxy-1"), Requests.deadline());
+        host.domain("proxy-1").state = DomainState.SHUTOFF;
+        String domainXml = host.domain("proxy-1").xml;
+        FakeLibvirtHost.VolumeRecord overlay = host.volume(POOL, "proxy-1.qcow2");
+        FakeLibvirtHost.VolumeRecord seed = host.volume(POOL, "proxy-1.seed.iso");
+        byte[] seedContent = seed.content;
+        host.resetCalls();
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.operation()).isEqualTo(Operation.CREATE);
+        assertThat(error.entry()).isEqualTo(EngineFixture.ENTRY);
+        assertThat(error.instanceId()).isEqualTo("host-1/proxy-1");
+        assertThat(error.detail()).isEqualTo("domain 'proxy-1' on host 'host-1' was created through provider entry"
+                + " 'kvm2-test', not 'kvm-test', so it is not taken over through this entry: create it through entry"
+                + " 'kvm2-test', or choose another name");
+        assertThat(host.callLog()).as("only looked at, never started").containsExactly("lookupDomain", "domainMetadata");
+        assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.SHUTOFF);
+        assertThat(host.domain("proxy-1").xml).isEqualTo(domainXml);
+        assertThat(host.volume(POOL, "proxy-1.qcow2")).isSameAs(overlay);
+        assertThat(host.volume(POOL, "proxy-1.seed.iso")).isSameAs(seed);
+        assertThat(seed.content).isSameAs(seedContent);
+        assertThat(fixture.engine.listManaged(Requests.deadline())).isEmpty();
+    }
+
+    @Test
+    void aNameADomainDefinedBeforeEntriesWereRecordedHoldsIsPermanentAndLeftAlone() {
+        host.putDomain("proxy-1", DomainState.SHUTOFF, PlatformMetadata.withoutEntry("uid-proxy-1"));
+        FakeLibvirtHost.VolumeRecord overlay = host.putVolume(POOL, "proxy-1.qcow2", new byte[10]);
+        FakeLibvirtHost.VolumeRecord seed = host.putVolume(POOL, "proxy-1.seed.iso", new byte[10]);
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.detail()).contains("before domains recorded their provider entry", "it is not taken over",
+                "choose another name, or if nothing uses it any more, remove it by hand");
+        assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.SHUTOFF);
+        assertThat(host.volume(POOL, "proxy-1.qcow2")).isSameAs(overlay);
+        assertThat(host.volume(POOL, "proxy-1.seed.iso")).isSameAs(seed);
     }
 
     @Test

@@ -11,12 +11,16 @@ import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.PlatformMetadata;
 import dev.egressproxies.kvm.common.testing.Requests;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** delete: every step idempotent, volumes removed by name, a missing pool meaning nothing is left. */
+/**
+ * delete: every step idempotent, volumes removed by name, a missing pool meaning nothing is left,
+ * and domains this entry did not create refused with nothing changed.
+ */
 class DeleteTest {
     private final EngineFixture fixture = EngineFixture.oneHost();
     private final FakeLibvirtHost host = fixture.host();
@@ -88,6 +92,45 @@ class DeleteTest {
         assertThat(error.detail()).contains("was not created by egress-proxies");
         assertThat(host.domainNames()).contains("by-hand");
         assertThat(host.volumeNames(POOL)).contains("by-hand.qcow2");
+    }
+
+    @Test
+    void aDomainOfAnotherEntryIsRefusedNamingThatEntryAndKeptWithItsVolumes() {
+        InstanceEngine<PresetBaseImages.Image> other = fixture.engineOfEntry(EngineFixture.OTHER_ENTRY);
+        String otherId = other.create(EngineFixture.request("proxy-2"), Requests.deadline());
+        FakeLibvirtHost.VolumeRecord overlay = host.volume(POOL, "proxy-2.qcow2");
+        FakeLibvirtHost.VolumeRecord seed = host.volume(POOL, "proxy-2.seed.iso");
+        host.resetCalls();
+
+        ProviderException error = catchProviderException(() -> fixture.engine.delete(otherId, Requests.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.operation()).isEqualTo(Operation.DELETE);
+        assertThat(error.detail()).isEqualTo("domain 'proxy-2' on host 'host-1' was created through provider entry"
+                + " 'kvm2-test', not 'kvm-test', so it is not deleted through this entry: delete it through entry"
+                + " 'kvm2-test'");
+        assertThat(host.callLog()).as("only looked at").containsExactly("lookupDomain", "domainMetadata");
+        assertThat(host.domain("proxy-2").state).isEqualTo(DomainState.RUNNING);
+        assertThat(host.volume(POOL, "proxy-2.qcow2")).isSameAs(overlay);
+        assertThat(host.volume(POOL, "proxy-2.seed.iso")).isSameAs(seed);
+        assertThat(other.listManaged(Requests.deadline())).extracting(instance -> instance.id())
+                .containsExactly(otherId);
+    }
+
+    @Test
+    void aDomainDefinedBeforeEntriesWereRecordedIsRefusedAndKeptWithItsVolumes() {
+        host.putDomain("pre-scoping", DomainState.RUNNING, PlatformMetadata.withoutEntry("uid-pre-scoping"));
+        host.putVolume(POOL, "pre-scoping.qcow2", new byte[10]);
+        host.putVolume(POOL, "pre-scoping.seed.iso", new byte[10]);
+
+        ProviderException error = catchProviderException(
+                () -> fixture.engine.delete("host-1/pre-scoping", Requests.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.detail()).contains("before domains recorded their provider entry", "it is not deleted",
+                "'virsh undefine pre-scoping --managed-save --snapshots-metadata --nvram'");
+        assertThat(host.domain("pre-scoping").state).isEqualTo(DomainState.RUNNING);
+        assertThat(host.volumeNames(POOL)).contains("pre-scoping.qcow2", "pre-scoping.seed.iso");
     }
 
     @Test

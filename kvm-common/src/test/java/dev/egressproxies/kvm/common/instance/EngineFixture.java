@@ -25,6 +25,8 @@ import java.util.Map;
  */
 final class EngineFixture implements AutoCloseable {
     static final String ENTRY = "kvm-test";
+    /** The entry of {@link #engineOfEntry} in the tests of entries sharing hosts. */
+    static final String OTHER_ENTRY = "kvm2-test";
     static final String POOL = "egress-test";
     static final String BRIDGE = "br-test";
     static final String IMAGE = "debian-12";
@@ -40,6 +42,8 @@ final class EngineFixture implements AutoCloseable {
     final EntrySettings settings;
     final PresetBaseImages images;
     final InstanceEngine<PresetBaseImages.Image> engine;
+    private final Map<String, PresetBaseImages.Image> presets = new LinkedHashMap<>();
+    private final List<InstanceEngine<PresetBaseImages.Image>> otherEntries = new ArrayList<>();
 
     private EngineFixture(int hostCount, Map<String, HostSettings> hostOverrides) {
         fleet = new FakeHostFleet(hostCount, POOL);
@@ -54,7 +58,6 @@ final class EngineFixture implements AutoCloseable {
         Map<String, MachineSize> machineTypes = new LinkedHashMap<>();
         machineTypes.put("small", new MachineSize(1, 512));
         machineTypes.put("large", new MachineSize(4, 4096));
-        Map<String, PresetBaseImages.Image> presets = new LinkedHashMap<>();
         presets.put(IMAGE, new PresetBaseImages.Image(IMAGE, DiskFormat.QCOW2, false, IMAGE_BYTES));
         presets.put(RAW_IMAGE, new PresetBaseImages.Image(RAW_IMAGE, DiskFormat.RAW, false, IMAGE_BYTES));
         presets.put(UEFI_IMAGE, new PresetBaseImages.Image(UEFI_IMAGE, DiskFormat.QCOW2, true, IMAGE_BYTES));
@@ -77,6 +80,19 @@ final class EngineFixture implements AutoCloseable {
     /** A fixture with one host configured as given (its name must be host-1). */
     static EngineFixture withHost(HostSettings host) {
         return new EngineFixture(1, Map.of(host.name(), host));
+    }
+
+    /**
+     * The engine of another provider entry, {@code entry}, configured like the fixture's and
+     * placing its domains on the same hosts; closed with the fixture.
+     */
+    InstanceEngine<PresetBaseImages.Image> engineOfEntry(String entry) {
+        HostCaller caller = new HostCaller(connections);
+        InstanceEngine<PresetBaseImages.Image> other = new InstanceEngine<>(new EntrySettings(entry, settings.hosts(),
+                settings.machineTypes(), settings.diskSizeGb(), settings.vendorData()), caller,
+                new PresetBaseImages(presets, caller), context.clock());
+        otherEntries.add(other);
+        return other;
     }
 
     /** The first host. */
@@ -102,6 +118,7 @@ final class EngineFixture implements AutoCloseable {
 
     @Override
     public void close() {
+        otherEntries.forEach(InstanceEngine::close);
         engine.close();
     }
 }

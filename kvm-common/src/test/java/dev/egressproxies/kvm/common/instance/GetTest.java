@@ -13,6 +13,7 @@ import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.PlatformMetadata;
 import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.testing.TestProviderContext;
 import java.util.List;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** get: the state mapping, the choice of address, the metadata, and NOT_FOUND. */
+/** get: the state mapping, the choice of address, the metadata, NOT_FOUND, and domains of other entries. */
 class GetTest {
     private final EngineFixture fixture = EngineFixture.oneHost();
     private final FakeLibvirtHost host = fixture.host();
@@ -173,6 +174,40 @@ class GetTest {
         assertThat(instance.uid()).isEmpty();
         assertThat(instance.createdAt()).isNull();
         assertThat(instance.state()).isEqualTo(InstanceState.STOPPED);
+    }
+
+    @Test
+    void aDomainOfAnotherEntryIsRefusedNamingThatEntry() {
+        InstanceEngine<PresetBaseImages.Image> other = fixture.engineOfEntry(EngineFixture.OTHER_ENTRY);
+        String otherId = other.create(EngineFixture.request("proxy-2"), Requests.deadline());
+
+        ProviderException error = catchProviderException(() -> fixture.engine.get(otherId, Requests.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.operation()).isEqualTo(Operation.GET);
+        assertThat(error.entry()).isEqualTo(EngineFixture.ENTRY);
+        assertThat(error.instanceId()).isEqualTo("host-1/proxy-2");
+        assertThat(error.detail()).isEqualTo("domain 'proxy-2' on host 'host-1' was created through provider entry"
+                + " 'kvm2-test', not 'kvm-test', so it is not reported through this entry: get it through entry"
+                + " 'kvm2-test'");
+        assertThat(other.get(otherId, Requests.deadline()).uid()).isEqualTo("uid-proxy-2");
+        assertThat(catchProviderException(() -> other.get(id, Requests.deadline())).detail())
+                .contains("created through provider entry 'kvm-test', not 'kvm2-test'");
+    }
+
+    @Test
+    void aDomainDefinedBeforeEntriesWereRecordedIsRefusedSayingHowToRemoveIt() {
+        host.putDomain("pre-scoping", DomainState.RUNNING, PlatformMetadata.withoutEntry("uid-pre-scoping"));
+
+        ProviderException error = catchProviderException(() -> fixture.engine.get("host-1/pre-scoping",
+                Requests.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.detail()).isEqualTo("domain 'pre-scoping' on host 'host-1' was created by egress-proxies"
+                + " before domains recorded their provider entry, so no entry manages it and it is not reported: if"
+                + " nothing uses it any more, remove it by hand: 'virsh destroy pre-scoping' (if it runs), 'virsh"
+                + " undefine pre-scoping --managed-save --snapshots-metadata --nvram', 'virsh vol-delete --pool"
+                + " egress-test pre-scoping.qcow2' and 'virsh vol-delete --pool egress-test pre-scoping.seed.iso'");
     }
 
     @Test

@@ -16,6 +16,7 @@ import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.PlatformMetadata;
 import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.testing.TestProviderContext;
 import java.util.List;
@@ -24,8 +25,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * listManaged: every host, only domains with the platform's metadata, a single unreadable domain
- * skipped, and one host that fails failing the whole call.
+ * listManaged: every host, only domains with the platform's metadata naming this entry, a single
+ * unreadable domain skipped, and one host that fails failing the whole call.
  */
 class ListManagedTest {
     private final EngineFixture fixture = EngineFixture.hosts(2);
@@ -61,6 +62,30 @@ class ListManagedTest {
                         TestProviderContext.NOW),
                 new Instance("host-2/proxy-c", "proxy-c", "", InstanceState.STOPPED, "uid-proxy-c",
                         TestProviderContext.NOW));
+    }
+
+    @Test
+    void domainsOfAnotherEntryOnTheSameHostsAreLeftOutAndItListsOnlyItsOwn() {
+        InstanceEngine<PresetBaseImages.Image> other = fixture.engineOfEntry(EngineFixture.OTHER_ENTRY);
+        other.create(Requests.request("proxy-x", new Placement("host-1", "small", EngineFixture.IMAGE)),
+                Requests.deadline());
+        other.create(Requests.request("proxy-y", new Placement("host-2", "small", EngineFixture.IMAGE)),
+                Requests.deadline());
+
+        assertThat(ids(fixture.engine.listManaged(Requests.deadline()))).containsExactly("host-1/proxy-a",
+                "host-1/proxy-b", "host-2/proxy-c");
+        assertThat(ids(other.listManaged(Requests.deadline()))).containsExactly("host-1/proxy-x", "host-2/proxy-y");
+    }
+
+    @Test
+    void aDomainDefinedBeforeEntriesWereRecordedIsListedByNoEntry() {
+        first.putDomain("pre-scoping", DomainState.SHUTOFF, PlatformMetadata.withoutEntry("uid-pre-scoping"));
+        InstanceEngine<PresetBaseImages.Image> other = fixture.engineOfEntry(EngineFixture.OTHER_ENTRY);
+
+        assertThat(ids(fixture.engine.listManaged(Requests.deadline()))).doesNotContain("host-1/pre-scoping")
+                .hasSize(3);
+        assertThat(other.listManaged(Requests.deadline())).isEmpty();
+        assertThat(first.domain("pre-scoping").state).isEqualTo(DomainState.SHUTOFF);
     }
 
     @Test

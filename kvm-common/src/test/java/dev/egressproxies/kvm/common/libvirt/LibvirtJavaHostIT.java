@@ -38,6 +38,7 @@ import org.junit.jupiter.api.Timeout;
 class LibvirtJavaHostIT {
     private static final TestStack STACK = TestStack.load();
     private static final Instant CREATED = Instant.parse("2024-05-06T07:08:09Z");
+    private static final String ENTRY = "lab-it";
 
     private static LibvirtJavaHost libvirt;
     private static StoragePool pool;
@@ -277,7 +278,7 @@ class LibvirtJavaHostIT {
             assertThat(libvirt.listAllDomains()).extracting(Domain::name).contains(name);
 
             String metadata = libvirt.domainMetadata(domain, InstanceMetadata.NAMESPACE).orElseThrow();
-            assertThat(InstanceMetadata.parse(metadata)).isEqualTo(new InstanceMetadata("uid-" + name, CREATED));
+            assertThat(InstanceMetadata.parse(metadata)).isEqualTo(new InstanceMetadata("uid-" + name, CREATED, ENTRY));
             assertThat(libvirt.domainMetadata(domain, "https://example.invalid/other")).isEmpty();
 
             libvirt.startDomain(domain);
@@ -353,7 +354,7 @@ class LibvirtJavaHostIT {
             StorageVolume seedVolume = libvirt.createVolume(pool, VolumeXml.raw(seedName, seed.length));
             libvirt.uploadVolume(seedVolume, new ByteArrayInputStream(seed), seed.length);
             return new DomainDefinition(name, 64, 1, HostPlatform.defaultsFor(STACK.domainType()), false,
-                    overlay.path(), seedVolume.path(), STACK.bridge(), new InstanceMetadata("uid-" + name, CREATED));
+                    overlay.path(), seedVolume.path(), STACK.bridge(), new InstanceMetadata("uid-" + name, CREATED, ENTRY));
         }
     }
 

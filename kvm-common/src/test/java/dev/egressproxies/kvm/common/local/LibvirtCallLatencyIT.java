@@ -46,7 +46,7 @@ class LibvirtCallLatencyIT {
         // Never started, so its disk paths need not exist.
         direct.defineDomain(DomainXml.of(new DomainDefinition(domainName, 64, 1,
                 HostPlatform.defaultsFor(STACK.domainType()), false, "/nonexistent/disk.qcow2",
-                "/nonexistent/seed.iso", STACK.bridge(), new InstanceMetadata("uid", Instant.now()))));
+                "/nonexistent/seed.iso", STACK.bridge(), new InstanceMetadata("uid", Instant.now(), "latency-it"))));
     }
 
     @AfterAll

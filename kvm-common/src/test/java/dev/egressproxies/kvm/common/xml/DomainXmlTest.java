@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.egressproxies.kvm.common.testing.ParsedXml;
 import java.time.Instant;
+import java.util.Optional;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,10 +16,17 @@ class DomainXmlTest {
     private static final Instant CREATED = Instant.parse("2024-05-06T07:08:09Z");
     private static final HostPlatform KVM = HostPlatform.defaultsFor(DomainType.KVM);
 
+    private static final String ENTRY = "lab";
+
     private static DomainDefinition definition(String name, String path, String bridge, String uid, HostPlatform platform,
                                                boolean uefi) {
+        return definition(name, path, bridge, new InstanceMetadata(uid, CREATED, ENTRY), platform, uefi);
+    }
+
+    private static DomainDefinition definition(String name, String path, String bridge, InstanceMetadata metadata,
+                                               HostPlatform platform, boolean uefi) {
         return new DomainDefinition(name, 512, 2, platform, uefi, path + "/disk.qcow2", path + "/seed.iso", bridge,
-                new InstanceMetadata(uid, CREATED));
+                metadata);
     }
 
     private static DomainDefinition plain() {
@@ -61,6 +69,16 @@ class DomainXmlTest {
 
             assertThat(xml.text("/domain/metadata/ep:instance/ep:uid")).isEqualTo("uid-1");
             assertThat(xml.text("/domain/metadata/ep:instance/ep:created")).isEqualTo("2024-05-06T07:08:09Z");
+            assertThat(xml.text("/domain/metadata/ep:instance/ep:entry")).isEqualTo(ENTRY);
+        }
+
+        @Test
+        void refusesMetadataThatNamesNoEntry() {
+            InstanceMetadata unscoped = new InstanceMetadata("uid-1", CREATED, Optional.empty());
+
+            assertThatThrownBy(() -> DomainXml.of(definition("proxy-1", "/pool", "br0", unscoped, KVM, false)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("must name its provider entry");
         }
 
         @Test
@@ -104,7 +122,8 @@ class DomainXmlTest {
         @ParameterizedTest
         @FieldSource("dev.egressproxies.kvm.common.xml.HostileText#VALUES")
         void everyValueRoundTripsUnchanged(String hostile) {
-            DomainDefinition definition = definition(hostile, "/pool/" + hostile, hostile, hostile, KVM, false);
+            DomainDefinition definition = definition(hostile, "/pool/" + hostile, hostile,
+                    new InstanceMetadata(hostile, CREATED, hostile), KVM, false);
 
             String xml = DomainXml.of(definition);
             ParsedXml parsed = ParsedXml.of(xml);
@@ -116,6 +135,7 @@ class DomainXmlTest {
                     .isEqualTo("/pool/" + hostile + "/disk.qcow2");
             assertThat(parsed.text("/domain/devices/interface/source/@bridge")).isEqualTo(hostile);
             assertThat(parsed.text("/domain/metadata/ep:instance/ep:uid")).isEqualTo(hostile);
+            assertThat(parsed.text("/domain/metadata/ep:instance/ep:entry")).isEqualTo(hostile);
         }
 
         @Test
@@ -146,19 +166,19 @@ class DomainXmlTest {
         @Test
         void refusesNonPositiveSizes() {
             assertThatThrownBy(() -> new DomainDefinition("n", 0, 1, KVM, false, "/d", "/s", "b",
-                    new InstanceMetadata("u", CREATED))).isInstanceOf(IllegalArgumentException.class)
+                    new InstanceMetadata("u", CREATED, ENTRY))).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("memory");
             assertThatThrownBy(() -> new DomainDefinition("n", 1, 0, KVM, false, "/d", "/s", "b",
-                    new InstanceMetadata("u", CREATED))).isInstanceOf(IllegalArgumentException.class)
+                    new InstanceMetadata("u", CREATED, ENTRY))).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("vCPU");
         }
 
         @Test
         void refusesBlankNamesAndPaths() {
             assertThatThrownBy(() -> new DomainDefinition(" ", 1, 1, KVM, false, "/d", "/s", "b",
-                    new InstanceMetadata("u", CREATED))).hasMessageContaining("domain name");
+                    new InstanceMetadata("u", CREATED, ENTRY))).hasMessageContaining("domain name");
             assertThatThrownBy(() -> new DomainDefinition("n", 1, 1, KVM, false, "/d", "/s", "",
-                    new InstanceMetadata("u", CREATED))).hasMessageContaining("bridge");
+                    new InstanceMetadata("u", CREATED, ENTRY))).hasMessageContaining("bridge");
         }
     }
 }
