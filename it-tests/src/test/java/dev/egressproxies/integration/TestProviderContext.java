@@ -9,14 +9,21 @@ import java.time.Clock;
 
 /**
  * The services the integration tests share with plugins: the real wall clock (the suite compares
- * creation times with its own clock), no telemetry, no progress display, and a state directory
- * of the test's own.
+ * creation times with its own clock), no telemetry unless a test brings its own, no progress
+ * display, and a state directory of the test's own.
  */
 public final class TestProviderContext implements ProviderContext {
     private final Path stateDirectory;
+    private final OpenTelemetry openTelemetry;
 
     public TestProviderContext(Path stateDirectory) {
+        this(stateDirectory, OpenTelemetry.noop());
+    }
+
+    /** With the test's telemetry, for tests that read the spans a plugin makes. */
+    public TestProviderContext(Path stateDirectory, OpenTelemetry openTelemetry) {
         this.stateDirectory = stateDirectory;
+        this.openTelemetry = openTelemetry;
     }
 
     @Override
@@ -26,7 +33,7 @@ public final class TestProviderContext implements ProviderContext {
 
     @Override
     public OpenTelemetry openTelemetry() {
-        return OpenTelemetry.noop();
+        return openTelemetry;
     }
 
     @Override

@@ -3,9 +3,12 @@ package dev.egressproxies.kvm.common.testing;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -53,6 +56,24 @@ public final class ImageServer implements AutoCloseable {
             exchange.sendResponseHeaders(200, content.length == 0 ? -1 : content.length);
             try (OutputStream body = exchange.getResponseBody()) {
                 body.write(content);
+            }
+        });
+        return this;
+    }
+
+    /**
+     * Serves the file {@code file} with its Content-Length, streamed from the disk on every GET
+     * (never held in memory, so a benchmark can serve gigabytes); HEAD answers with the length only.
+     */
+    public ImageServer serveFile(String path, Path file) {
+        answers.put(path, exchange -> {
+            long length = Files.size(file);
+            if (answeredHead(exchange, length)) {
+                return;
+            }
+            exchange.sendResponseHeaders(200, length == 0 ? -1 : length);
+            try (InputStream in = Files.newInputStream(file); OutputStream body = exchange.getResponseBody()) {
+                in.transferTo(body);
             }
         });
         return this;
