@@ -34,7 +34,7 @@ import javax.management.openmbean.CompositeData;
  * The figures cover the whole JVM: the benchmark's own HTTP server counts too.
  */
 final class HeapWatch implements AutoCloseable {
-    private static final long SAMPLE_MILLIS = 5;
+    private static final long SAMPLE_MILLIS = 20;
 
     private final Set<String> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
             .filter(pool -> pool.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName)

@@ -18,9 +18,11 @@ import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +57,10 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("benchmark")
 @ExtendWith(NoKvmLeftovers.class)
 class Kvm2IngestBenchmarkTest {
-    private static final int RUNS = 3;
+    /** Runs of each way per image; {@code -Dkvm2.ingest.runs=N} changes it (for profiling). */
+    private static final int RUNS = Integer.getInteger("kvm2.ingest.runs", 3);
+    /** The image sizes in MiB, smallest first; {@code -Dkvm2.ingest.mebibytes=1024} changes them. */
+    private static final String MEBIBYTES = System.getProperty("kvm2.ingest.mebibytes", "256,1024");
     private static final String ENTRY = NoKvmLeftovers.BENCHMARK_PREFIX + "ingest";
     private static final String VIRSH_VOLUME = NoKvmLeftovers.BENCHMARK_PREFIX + "virsh-upload";
     private static final Duration CALL_TIMEOUT = Duration.ofMinutes(10);
@@ -66,7 +71,8 @@ class Kvm2IngestBenchmarkTest {
 
     @Test
     void ingestOfLargeImagesThroughSshdNextToVirshVolUpload() throws Exception {
-        List<BenchmarkImage> images = List.of(BenchmarkImage.ofMebibytes(256), BenchmarkImage.ofMebibytes(1024));
+        List<BenchmarkImage> images = Arrays.stream(MEBIBYTES.split(",")).map(String::strip).map(Integer::parseInt)
+                .map(BenchmarkImage::ofMebibytes).toList();
         TestStack stack = TestStack.load();
         InMemorySpanExporter spans = InMemorySpanExporter.create();
         KvmTestConfig config = KvmTestConfig.kvm2().entry(ENTRY).setting("transferBudget", "10m");
@@ -150,9 +156,11 @@ class Kvm2IngestBenchmarkTest {
             String id = null;
             try {
                 HeapWatch heap = HeapWatch.start();
+                long cpuBefore = processCpuNanos();
                 long started = System.nanoTime();
                 id = kvm2.create(request, Deadline.after(CALL_TIMEOUT));
                 long createNanos = System.nanoTime() - started;
+                long cpuNanos = processCpuNanos() - cpuBefore;
                 HeapWatch.Figures figures = heap.stop();
                 SpanData download = spans.getFinishedSpanItems().stream()
                         .filter(span -> span.getName().equals("kvm2.download")).findFirst()
@@ -160,7 +168,7 @@ class Kvm2IngestBenchmarkTest {
                 long bytes = download.getAttributes().get(BYTES);
                 assertThat(bytes).as("bytes fetched").isEqualTo(image.bytes());
                 return new Run("kvm2 " + label, bytes, download.getEndEpochNanos() - download.getStartEpochNanos(),
-                        createNanos, figures);
+                        createNanos, cpuNanos, figures);
             } finally {
                 if (id != null) {
                     kvm2.delete(id, Deadline.after(CALL_TIMEOUT));
@@ -190,11 +198,17 @@ class Kvm2IngestBenchmarkTest {
                 }
                 long nanos = System.nanoTime() - started;
                 return new Run(link == Link.SSH ? "virsh over qemu+ssh" : "virsh on the local socket", image.bytes(),
-                        nanos, nanos, null);
+                        nanos, nanos, 0, null);
             } finally {
                 Virsh.run("vol-delete", "--pool", stack.pool(), VIRSH_VOLUME);
             }
         }
+    }
+
+    /** The CPU time this JVM used so far, every thread (the HTTP server's too). */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     /**
@@ -204,9 +218,11 @@ class Kvm2IngestBenchmarkTest {
      * @param bytes      how many
      * @param nanos      the time the figure is made of
      * @param totalNanos the whole call (kvm2: the create)
+     * @param cpuNanos   the CPU time of this JVM during the call, for kvm2 runs
      * @param heap       what the heap did, for kvm2 runs; otherwise {@code null}
      */
-    private record Run(String how, long bytes, long nanos, long totalNanos, HeapWatch.Figures heap) {
+    private record Run(String how, long bytes, long nanos, long totalNanos, long cpuNanos,
+                       HeapWatch.Figures heap) {
         double mebibytesPerSecond() {
             return bytes / 1048576.0 / (nanos / 1e9);
         }
@@ -215,7 +231,8 @@ class Kvm2IngestBenchmarkTest {
         public String toString() {
             String figure = String.format("%s %.0f MiB/s (%.2f s", how, mebibytesPerSecond(), nanos / 1e9);
             return heap == null ? figure + ")"
-                    : figure + " download span, create %.2f s, %s)".formatted(totalNanos / 1e9, heap);
+                    : figure + " download span, create %.2f s, JVM CPU %.2f s, %s)".formatted(totalNanos / 1e9,
+                            cpuNanos / 1e9, heap);
         }
     }
 }
