@@ -50,8 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the image.
  *
  * <p>Every domain and volume made is named {@code egress-it-bench-...} and removed after its run.
- * Tagged {@code benchmark}: {@code ./mvnw -B -pl it-tests verify -Pbenchmarks
- * -Dtest=Kvm2IngestBenchmarkTest}.
+ * Tagged {@code benchmark}: {@code ./mvnw -B -pl it-tests -am verify -Pbenchmarks
+ * -Dtest=Kvm2IngestBenchmarkTest -Dsurefire.failIfNoSpecifiedTests=false -DskipITs}.
  */
 @Tag("integration")
 @Tag("benchmark")
