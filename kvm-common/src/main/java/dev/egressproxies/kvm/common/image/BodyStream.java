@@ -22,13 +22,21 @@ import java.util.concurrent.LinkedBlockingQueue;
  *
  * <p>It replaces the JDK's {@code BodyHandlers.ofInputStream()}, whose read on Java 17 swallows
  * interrupts (it catches the interruption, clears the flag and waits on), so a fetch stuck on a
- * silent server could not be interrupted. Demand is one list of buffers ahead of the reader, so
- * memory stays at a few of the client's buffers whatever the body's size.
+ * silent server could not be interrupted. Demand is {@value #LISTS_AHEAD} lists of buffers ahead of
+ * the reader, so memory stays at about a MiB of the client's buffers whatever the body's size.
  */
 final class BodyStream extends InputStream implements HttpResponse.BodySubscriber<BodyStream> {
     /** The end of the body (or of waiting for it); compared by identity. */
     private static final List<ByteBuffer> END = Collections.unmodifiableList(new ArrayList<>(0));
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+    /**
+     * How many lists of buffers the client may deliver before the reader takes them. A list is one
+     * read of the socket (16 KiB with the client's default buffers), so this is about a MiB: the
+     * client goes on reading while the reader hashes and uploads, instead of waiting to be asked
+     * for every list (which, with one list ahead, cost a hand-over between threads every 16 KiB
+     * and held an image upload to a fraction of what the link carries).
+     */
+    private static final int LISTS_AHEAD = 64;
 
     private final BlockingQueue<List<ByteBuffer>> arrived = new LinkedBlockingQueue<>();
     private final CompletableFuture<BodyStream> self = CompletableFuture.completedFuture(this);
@@ -57,7 +65,7 @@ final class BodyStream extends InputStream implements HttpResponse.BodySubscribe
             newSubscription.cancel();
             return;
         }
-        newSubscription.request(1);
+        newSubscription.request(LISTS_AHEAD);
     }
 
     @Override
@@ -134,7 +142,7 @@ final class BodyStream extends InputStream implements HttpResponse.BodySubscribe
                 return null;
             }
             buffers = next.iterator();
-            // One list ahead of the reader: enough to keep the connection busy, bounded memory.
+            // One more for the one taken: the client stays LISTS_AHEAD lists ahead, memory bounded.
             subscription.request(1);
         }
         return current;

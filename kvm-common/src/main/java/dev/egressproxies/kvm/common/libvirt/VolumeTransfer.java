@@ -2,10 +2,8 @@ package dev.egressproxies.kvm.common.libvirt;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.Channels;
 import java.util.Arrays;
 import org.libvirt.Connect;
 import org.libvirt.StorageVol;
@@ -15,13 +13,17 @@ import org.libvirt.Stream;
  * Moves bytes into and out of a storage volume through a libvirt stream, finishing the stream on
  * success and aborting it on any failure, so the daemon never waits for data that will not come.
  *
- * <p>Bytes go through {@link Stream}'s channel interface in large chunks; libvirt-java's {@code
- * sendAll} is avoided because its callback is handed the native buffer as a Java {@code String},
- * which cannot carry binary data.
+ * <p>Bytes go through {@link Stream}'s channel interface from a direct buffer, which JNA hands to
+ * libvirt as it is (a heap array would be copied into native memory and back on every call);
+ * libvirt-java's {@code sendAll} is avoided because its callback is handed the native buffer as a
+ * Java {@code String}, which cannot carry binary data.
  */
 final class VolumeTransfer {
-    /** Large enough that the per-call overhead disappears, small enough to stay off the large-object heap. */
-    private static final int CHUNK_BYTES = 1 << 20;
+    /**
+     * Large enough that the per-call overhead disappears, small enough that the upload starts
+     * sending soon (it sent nothing before a whole MiB had arrived when chunks were that size).
+     */
+    private static final int CHUNK_BYTES = 256 * 1024;
 
     private VolumeTransfer() {
     }
@@ -40,12 +42,12 @@ final class VolumeTransfer {
         boolean finished = false;
         try {
             volume.upload(stream, 0, length, 0);
-            OutputStream out = Channels.newOutputStream(stream);
-            byte[] chunk = new byte[(int) Math.min(CHUNK_BYTES, length)];
+            Chunk chunk = new Chunk((int) Math.min(CHUNK_BYTES, length));
             long left = length;
             while (left > 0) {
-                int read = readChunk(data, chunk, (int) Math.min(chunk.length, left), length - left, length);
-                write(out, chunk, read);
+                int wanted = (int) Math.min(chunk.bytes.length, left);
+                int read = readChunk(data, chunk.bytes, wanted, length - left, length);
+                chunk.send(stream, read);
                 left -= read;
             }
             stream.finish();
@@ -68,12 +70,11 @@ final class VolumeTransfer {
         boolean finished = false;
         try {
             volume.upload(stream, 0, 0, 0);
-            OutputStream out = Channels.newOutputStream(stream);
-            byte[] chunk = new byte[CHUNK_BYTES];
+            Chunk chunk = new Chunk(CHUNK_BYTES);
             long sent = 0;
             int read;
-            while ((read = readSome(data, chunk, sent)) != -1) {
-                write(out, chunk, read);
+            while ((read = readSome(data, chunk.bytes, sent)) != -1) {
+                chunk.send(stream, read);
                 sent += read;
             }
             stream.finish();
@@ -143,11 +144,26 @@ final class VolumeTransfer {
         return read == 0 ? -1 : read;
     }
 
-    private static void write(OutputStream out, byte[] chunk, int length) throws org.libvirt.LibvirtException {
-        try {
-            out.write(chunk, 0, length);
-        } catch (IOException e) {
-            throw unwrap(e);
+    /** One chunk of the upload: read into a heap array, sent from a direct buffer. */
+    private static final class Chunk {
+        final byte[] bytes;
+        private final ByteBuffer direct;
+
+        Chunk(int size) {
+            bytes = new byte[size];
+            direct = ByteBuffer.allocateDirect(size);
+        }
+
+        /** Sends the first {@code length} bytes of {@link #bytes}. */
+        void send(Stream stream, int length) throws org.libvirt.LibvirtException {
+            direct.clear();
+            direct.put(bytes, 0, length).flip();
+            try {
+                // Stream.write sends until the buffer is empty (libvirt may take less per call).
+                stream.write(direct);
+            } catch (IOException e) {
+                throw unwrap(e);
+            }
         }
     }
 

@@ -26,6 +26,11 @@ final class ForwardedConnection implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ForwardedConnection.class);
     /** One SSH packet's worth: MINA's default maximum packet size is 32 KiB. */
     private static final int BUFFER_BYTES = 32 * 1024;
+    /**
+     * Toward the host, several packets per read of the local socket (MINA cuts a write into
+     * packets): a bulk upload then costs a fraction of the reads and flushes.
+     */
+    private static final int TO_HOST_BUFFER_BYTES = 256 * 1024;
 
     private final SocketChannel local;
     private final RemoteSocket remote;
@@ -122,7 +127,7 @@ final class ForwardedConnection implements AutoCloseable {
 
     private void copyToHost() {
         ChannelDirectStreamLocal opened = openedChannel();
-        ByteBuffer buffer = ByteBuffer.allocate(BUFFER_BYTES);
+        ByteBuffer buffer = ByteBuffer.allocate(TO_HOST_BUFFER_BYTES);
         try {
             OutputStream toChannel = opened.getInvertedIn();
             while (local.read(buffer) >= 0) {

@@ -3,6 +3,7 @@ package dev.egressproxies.kvm.common.testing;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -79,7 +80,8 @@ public final class ImageServer implements AutoCloseable {
 
     /**
      * Serves the file {@code file} with its Content-Length, streamed from disk rather than held in
-     * memory: for real guest images of hundreds of MB. HEAD answers with the length only.
+     * memory on every GET (so guest images and benchmarks can serve gigabytes); HEAD answers with the
+     * length only.
      */
     public ImageServer serveFile(String path, Path file) {
         answers.put(path, exchange -> {
@@ -87,9 +89,9 @@ public final class ImageServer implements AutoCloseable {
             if (answeredHead(exchange, length)) {
                 return;
             }
-            exchange.sendResponseHeaders(200, length);
-            try (OutputStream body = exchange.getResponseBody()) {
-                Files.copy(file, body);
+            exchange.sendResponseHeaders(200, length == 0 ? -1 : length);
+            try (InputStream in = Files.newInputStream(file); OutputStream body = exchange.getResponseBody()) {
+                in.transferTo(body);
             }
         });
         return this;
