@@ -12,6 +12,7 @@ import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.fake.state.Version1State;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,11 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EntryScopeTest {
     private static final String OTHER = "fake-other";
-    /** A state file as version 1 of the layout wrote it: one managed instance, no entries. */
-    private static final String VERSION_1_STATE = "{\"version\": 1, \"instances\": [{\"id\": \"zone-a/old\","
-            + " \"name\": \"old\", \"managed\": true, \"uid\": \"uid-old\", \"createdAt\": \"2029-01-01T00:00:00Z\","
-            + " \"startedAt\": \"2029-01-01T00:00:00Z\", \"stopped\": false, \"ip\": \"198.51.100.9\","
-            + " \"machineType\": \"small\", \"image\": \"debian-12\"}]}";
+    private static final String VERSION_1_FILE = Version1State.document(1, Version1State.INSTANCE);
 
     @TempDir
     Path directory;
@@ -80,7 +77,7 @@ class EntryScopeTest {
 
     @Test
     void instancesOfAVersion1FileBelongToNoEntryAndAreRefusedWithHowToFixIt() throws IOException {
-        Files.writeString(directory.resolve("state.json"), VERSION_1_STATE);
+        Files.writeString(directory.resolve("state.json"), VERSION_1_FILE);
         FakeProvider own = entry(TestProviders.ENTRY);
 
         assertThat(own.listManaged(deadline())).isEmpty();
@@ -93,14 +90,14 @@ class EntryScopeTest {
         assertThat(get.detail()).contains(stateFile.toRealPath().toString(), "no entry manages it",
                 "remove the record whose \"id\" is \"zone-a/old\"", "set the record's \"entry\"");
         assertThat(create.detail()).contains("choose another name");
-        assertThat(Files.readString(stateFile)).as("the state file after the refusals").isEqualTo(VERSION_1_STATE);
+        assertThat(Files.readString(stateFile)).as("the state file after the refusals").isEqualTo(VERSION_1_FILE);
         assertThat(own.preflight(deadline())).singleElement().satisfies(check ->
                 assertThat(check.detail()).startsWith("1 instances recorded, 0 through this entry, 1 recorded before"));
     }
 
     @Test
     void rewritingAVersion1FileKeepsItsInstancesOfNoEntry() throws IOException {
-        Files.writeString(directory.resolve("state.json"), VERSION_1_STATE);
+        Files.writeString(directory.resolve("state.json"), VERSION_1_FILE);
         FakeProvider own = entry(TestProviders.ENTRY);
 
         String id = own.create(request("new"), deadline());
@@ -116,7 +113,7 @@ class EntryScopeTest {
     @Test
     void anInstanceOfNoEntryHandedToAnEntryByEditingTheFileIsItsOwn() throws IOException {
         Files.writeString(directory.resolve("state.json"),
-                VERSION_1_STATE.replace("\"managed\"", "\"entry\": \"" + TestProviders.ENTRY + "\", \"managed\""));
+                Version1State.document(1, Version1State.instanceHandedTo(TestProviders.ENTRY)));
         FakeProvider own = entry(TestProviders.ENTRY);
 
         assertThat(own.listManaged(deadline())).extracting(Instance::id).containsExactly("zone-a/old");

@@ -12,11 +12,6 @@ import org.junit.jupiter.api.Test;
 class StateFileCodecTest {
     private static final Instant CREATED = Instant.parse("2030-01-01T00:00:00.123456789Z");
 
-    /** A managed instance as version 1 of the layout recorded it, without its entry. */
-    static final String VERSION_1_INSTANCE = "{\"id\": \"zone-a/old\", \"name\": \"old\", \"managed\": true,"
-            + " \"uid\": \"uid-old\", \"createdAt\": \"2029-01-01T00:00:00Z\", \"startedAt\": \"2029-01-01T00:00:00Z\","
-            + " \"stopped\": false, \"ip\": \"198.51.100.9\", \"machineType\": \"small\", \"image\": \"debian-12\"}";
-
     private final StateFileCodec codec = new StateFileCodec();
 
     @Test
@@ -84,14 +79,14 @@ class StateFileCodecTest {
 
     @Test
     void instanceOfVersionTwoWithoutEntryIsCorruption() {
-        assertThatThrownBy(() -> decode("{\"version\": 2, \"instances\": [" + VERSION_1_INSTANCE + "]}"))
+        assertThatThrownBy(() -> decode(Version1State.document(2, Version1State.INSTANCE)))
                 .hasMessageContaining("does not match")
                 .hasMessageContaining("entry");
     }
 
     @Test
     void instancesOfVersionOneBelongToNoEntry() throws StateFormatException {
-        StoredInstance read = decode("{\"version\": 1, \"instances\": [" + VERSION_1_INSTANCE + "]}")
+        StoredInstance read = decode(Version1State.document(1, Version1State.INSTANCE))
                 .get("zone-a/old");
 
         assertThat(read.entry()).isEmpty();
@@ -102,9 +97,7 @@ class StateFileCodecTest {
 
     @Test
     void entryAddedByHandToVersionOneIsKept() throws StateFormatException {
-        String handedOver = VERSION_1_INSTANCE.replace("\"managed\"", "\"entry\": \"lab\", \"managed\"");
-
-        assertThat(decode("{\"version\": 1, \"instances\": [" + handedOver + "]}").get("zone-a/old")
+        assertThat(decode(Version1State.document(1, Version1State.instanceHandedTo("lab"))).get("zone-a/old")
                 .createdThrough("lab")).isTrue();
     }
 
