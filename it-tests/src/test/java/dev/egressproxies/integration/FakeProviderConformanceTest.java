@@ -25,7 +25,10 @@ class FakeProviderConformanceTest extends ProviderConformanceTest {
         FakeProvider fake = ConfiguredProviders.provider("/conformance/fake.yaml", ENTRY, FakeProvider.class,
                 new TestProviderContext(stateDirectory));
         return ConformanceTarget.builder(fake, ENTRY)
-                // An in-memory fake shares nothing with another entry, so there is no second entry to build.
+                // An in-memory fake keeps its instances in a store of its own, so no second entry can
+                // be on the same infrastructure: one built from the same settings would see none of
+                // this entry's instances and answer NOT_FOUND, not the PERMANENT the suite requires.
+                // FileBackedFakeConformanceTest declares the capability through a shared state file.
                 .capabilities(EnumSet.complementOf(EnumSet.of(Capability.BUILDS_ANOTHER_ENTRY))
                         .toArray(Capability[]::new))
                 .placement(new Placement("zone-a", "small", "debian-12"))

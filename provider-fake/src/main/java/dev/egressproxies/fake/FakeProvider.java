@@ -14,6 +14,7 @@ import dev.egressproxies.fake.state.StoredInstance;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +29,8 @@ import java.util.stream.Collectors;
  * (PROVISIONING, no IP) and then run with an address from 198.51.100.0/24. Besides the contract,
  * tests can {@linkplain #addUnmanaged add instances this platform did not create},
  * {@linkplain #stop stop} instances and {@linkplain #faults inject faults}. Safe for concurrent
- * use; a file-backed provider is also safe to share its file with other processes.
+ * use; a file-backed provider is also safe to share its file with other processes and other
+ * entries, each of which acts only on the instances created through it ({@link EntryScope}).
  */
 public final class FakeProvider implements Provider {
     /** How long the test hooks wait for the state file's lock. */
@@ -40,6 +42,7 @@ public final class FakeProvider implements Provider {
     private final Lifecycle lifecycle;
     private final InstanceStore store;
     private final FaultInjector faults;
+    private final EntryScope scope;
 
     FakeProvider(String entry, FakeConfig config, Clock clock, InstanceStore store, FaultInjector faults) {
         this.entry = entry;
@@ -48,6 +51,7 @@ public final class FakeProvider implements Provider {
         this.lifecycle = new Lifecycle(clock, config.bootDelay());
         this.store = store;
         this.faults = faults;
+        this.scope = new EntryScope(entry, store.location());
     }
 
     /**
@@ -55,7 +59,8 @@ public final class FakeProvider implements Provider {
      *
      * <p>Errors about the request or its placement carry the request's name as instance ID (the
      * ID is not known yet), later ones the provider ID. An instance of that name that this platform did not
-     * create is PERMANENT: it is never adopted.
+     * create is PERMANENT: it is never adopted; so is one created through another entry, or through
+     * no recorded entry ({@link EntryScope}).
      */
     @Override
     public String create(CreateRequest request, Deadline deadline) {
@@ -69,17 +74,27 @@ public final class FakeProvider implements Provider {
             StoredInstance existing = instances.get(id);
             if (existing == null) {
                 instances.put(id, newInstance(id, request, instances));
-            } else if (!existing.managed()) {
+                return id;
+            }
+            if (!existing.managed()) {
                 throw new ProviderException(ErrorKind.PERMANENT, Operation.CREATE, entry, id, "an instance named '"
                         + request.name() + "' already exists in zone '" + zone + "' but was not created by this"
                         + " platform: delete it yourself or choose another name");
-            } else if (existing.stopped()) {
+            }
+            scope.requireThisEntry(existing, Operation.CREATE);
+            if (existing.stopped()) {
                 instances.put(id, existing.start(clock.instant()));
             }
             return id;
         });
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>An instance this platform did not create is reported, without UID and creation time; one
+     * created through another entry, or through no recorded entry, is PERMANENT ({@link EntryScope}).
+     */
     @Override
     public Instance get(String id, Deadline deadline) {
         deadline.check(Operation.GET, entry, id);
@@ -89,6 +104,9 @@ public final class FakeProvider implements Provider {
         if (stored == null) {
             throw new ProviderException(ErrorKind.NOT_FOUND, Operation.GET, entry, id,
                     "no instance with this ID exists: it was deleted or never created");
+        }
+        if (stored.managed()) {
+            scope.requireThisEntry(stored, Operation.GET);
         }
         return lifecycle.describe(stored);
     }
@@ -105,6 +123,9 @@ public final class FakeProvider implements Provider {
                 throw new ProviderException(ErrorKind.PERMANENT, Operation.DELETE, entry, id,
                         "this instance was not created by egress-proxies, so it is not deleted");
             }
+            if (existing != null) {
+                scope.requireThisEntry(existing, Operation.DELETE);
+            }
             return instances.remove(id);
         });
     }
@@ -114,7 +135,7 @@ public final class FakeProvider implements Provider {
         deadline.check(Operation.LIST_MANAGED, entry, "");
         faults.next(Operation.LIST_MANAGED).perform(Operation.LIST_MANAGED, entry, "", deadline);
         return store.read(new StoreCall(Operation.LIST_MANAGED, "", deadline)).values().stream()
-                .filter(StoredInstance::managed)
+                .filter(scope::lists)
                 .map(lifecycle::describe)
                 .sorted(Comparator.comparing(Instance::id))
                 .collect(Collectors.toUnmodifiableList());
@@ -125,8 +146,13 @@ public final class FakeProvider implements Provider {
     public List<PreflightCheck> preflight(Deadline deadline) {
         String check = "fake state in " + store.location();
         try {
-            int count = store.read(new StoreCall(Operation.PREFLIGHT, "", deadline)).size();
-            return List.of(PreflightCheck.passed(check, count + " instances recorded"));
+            Collection<StoredInstance> instances = store.read(new StoreCall(Operation.PREFLIGHT, "", deadline)).values();
+            long own = instances.stream().filter(scope::lists).count();
+            long ofNoEntry = instances.stream().filter(StoredInstance::ofNoEntry).count();
+            return List.of(PreflightCheck.passed(check, instances.size() + " instances recorded, " + own
+                    + " through this entry" + (ofNoEntry == 0 ? "" : ", " + ofNoEntry + " recorded before entries were"
+                    + " kept, which no entry manages: while no egressctl uses the file, remove those records (their"
+                    + " \"entry\" is empty) or set their \"entry\" to the entry that should manage them")));
         } catch (ProviderException failure) {
             if (failure.kind() != ErrorKind.PERMANENT) {
                 throw failure;
@@ -160,7 +186,7 @@ public final class FakeProvider implements Provider {
             }
             String ip = AddressPool.lowestFree(addressesOf(instances)).orElseThrow(() ->
                     new IllegalStateException("every address of " + AddressPool.NETWORK + " is taken: delete instances first"));
-            instances.put(id, new StoredInstance(id, name, false, "", null, clock.instant(), false, ip, "", ""));
+            instances.put(id, new StoredInstance(id, name, false, "", "", null, clock.instant(), false, ip, "", ""));
             return id;
         });
     }
@@ -199,7 +225,7 @@ public final class FakeProvider implements Provider {
                         + AddressPool.SIZE + " addresses of " + AddressPool.NETWORK + " are held by existing"
                         + " instances: delete instances that are no longer needed, then retry"));
         Instant now = clock.instant();
-        return new StoredInstance(id, request.name(), true, request.uid(), now, now, false, ip,
+        return new StoredInstance(id, request.name(), true, entry, request.uid(), now, now, false, ip,
                 request.placement().machineType(), request.placement().image());
     }
 

@@ -95,8 +95,9 @@ class FileBackedProviderTest {
 
         JsonNode state = new ObjectMapper().readTree(stateFile.toFile());
 
-        assertThat(state.get("version").intValue()).isEqualTo(1);
+        assertThat(state.get("version").intValue()).isEqualTo(2);
         assertThat(state.get("instances")).hasSize(1);
+        assertThat(state.get("instances").get(0).get("entry").asText()).isEqualTo(TestProviders.ENTRY);
         assertThat(state.get("instances").get(0).get("createdAt").asText()).isEqualTo("2030-01-01T00:00:00Z");
         try (Stream<Path> files = Files.list(directory)) {
             assertThat(files.map(file -> file.getFileName().toString()).collect(Collectors.toList()))
@@ -161,12 +162,12 @@ class FileBackedProviderTest {
     void fileOfAnotherVersionIsRefusedNamingTheVersion() throws IOException {
         Path stateFile = directory.resolve("state.json");
         FakeProvider provider = provider(stateFile);
-        Files.writeString(stateFile, "{\"version\": 2, \"instances\": [], \"shards\": {}}");
+        Files.writeString(stateFile, "{\"version\": 3, \"instances\": [], \"shards\": {}}");
 
         ProviderException error = providerError(() -> provider.get("zone-a/proxy-1", deadline()),
                 ErrorKind.PERMANENT, Operation.GET, "zone-a/proxy-1");
 
-        assertThat(error.detail()).contains("version 2", "reads version 1 only");
+        assertThat(error.detail()).contains("version 3", "reads versions 1 and 2 only");
     }
 
     @Test
@@ -205,7 +206,7 @@ class FileBackedProviderTest {
         assertThat(healthy).singleElement().satisfies(check -> {
             assertThat(check.passed()).isTrue();
             assertThat(check.name()).contains("state.json");
-            assertThat(check.detail()).isEqualTo("1 instances recorded");
+            assertThat(check.detail()).isEqualTo("1 instances recorded, 1 through this entry");
         });
         assertThat(corrupt).singleElement().satisfies(check -> {
             assertThat(check.passed()).isFalse();

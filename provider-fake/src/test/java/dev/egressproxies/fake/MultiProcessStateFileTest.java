@@ -21,10 +21,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Separate JVMs creating instances on one state file at the same time lose nothing and corrupt nothing. */
+/**
+ * Separate JVMs, of two provider entries, creating instances on one state file at the same time
+ * lose nothing and corrupt nothing, and each entry lists exactly the instances its processes created.
+ */
 class MultiProcessStateFileTest {
     private static final int WORKERS = 4;
     private static final int INSTANCES_PER_WORKER = 25;
+    /** The entries the workers take turns at, so each entry has two processes and each process a rival entry. */
+    private static final List<String> ENTRIES = List.of("multi-even", "multi-odd");
 
     @TempDir
     Path directory;
@@ -40,7 +45,7 @@ class MultiProcessStateFileTest {
     void fourProcessesCreatingConcurrentlyOnOneFileLoseNoInstance() throws Exception {
         Path stateFile = directory.resolve("shared/state.json");
         for (int index = 0; index < WORKERS; index++) {
-            workers.add(startWorker(stateFile, "worker" + index));
+            workers.add(startWorker(stateFile, "worker" + index, ENTRIES.get(index % ENTRIES.size())));
         }
         awaitReady();
         Files.createFile(directory.resolve("go"));
@@ -52,14 +57,17 @@ class MultiProcessStateFileTest {
             assertThat(worker.exitValue()).as("exit code of worker%d, stderr: %s", index, stderr(index)).isZero();
         }
 
-        List<Instance> instances = TestProviders.build(FakeConfig.defaults().withStateFile(stateFile),
-                new ManualClock(TestProviders.START), directory).listManaged(deadline());
+        List<Instance> even = listManaged(stateFile, ENTRIES.get(0));
+        List<Instance> odd = listManaged(stateFile, ENTRIES.get(1));
 
-        assertThat(instances).hasSize(WORKERS * INSTANCES_PER_WORKER);
-        assertThat(instances.stream().map(Instance::ip).distinct()).hasSize(WORKERS * INSTANCES_PER_WORKER);
-        assertThat(instances).extracting(Instance::id).contains("zone-a/worker0-0", "zone-a/worker3-24");
+        assertThat(even).hasSize(2 * INSTANCES_PER_WORKER).extracting(Instance::id)
+                .contains("zone-a/worker0-0", "zone-a/worker2-24").noneMatch(id -> id.matches("zone-a/worker[13]-.*"));
+        assertThat(odd).hasSize(2 * INSTANCES_PER_WORKER).extracting(Instance::id)
+                .contains("zone-a/worker1-0", "zone-a/worker3-24").noneMatch(id -> id.matches("zone-a/worker[02]-.*"));
+        assertThat(Stream.concat(even.stream(), odd.stream()).map(Instance::ip).distinct())
+                .hasSize(WORKERS * INSTANCES_PER_WORKER);
         JsonNode state = new ObjectMapper().readTree(stateFile.toFile());
-        assertThat(state.get("version").intValue()).isEqualTo(1);
+        assertThat(state.get("version").intValue()).isEqualTo(2);
         assertThat(state.get("instances")).hasSize(WORKERS * INSTANCES_PER_WORKER);
         try (Stream<Path> files = Files.list(stateFile.getParent())) {
             assertThat(files.map(file -> file.getFileName().toString()).collect(Collectors.toList()))
@@ -67,7 +75,12 @@ class MultiProcessStateFileTest {
         }
     }
 
-    private Process startWorker(Path stateFile, String name) throws IOException {
+    private List<Instance> listManaged(Path stateFile, String entry) {
+        return TestProviders.build(entry, FakeConfig.defaults().withStateFile(stateFile),
+                new ManualClock(TestProviders.START), directory).listManaged(deadline());
+    }
+
+    private Process startWorker(Path stateFile, String name, String entry) throws IOException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         // Plain class path in the child: this JVM's module path and class path together hold the
         // main classes, the test classes and every dependency.
@@ -78,7 +91,7 @@ class MultiProcessStateFileTest {
         // The flags shorten start-up on small machines; the workers run for a second or two.
         return new ProcessBuilder(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                 "-cp", classPath, StateFileWorker.class.getName(),
-                stateFile.toString(), name, Integer.toString(INSTANCES_PER_WORKER), directory.toString())
+                stateFile.toString(), name, Integer.toString(INSTANCES_PER_WORKER), directory.toString(), entry)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectError(directory.resolve(name + ".stderr").toFile())
                 .start();

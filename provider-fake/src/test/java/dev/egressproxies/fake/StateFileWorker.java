@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * A separate process for {@link MultiProcessStateFileTest}: builds a file-backed provider, says it
  * is ready, waits for the go signal so that all workers start together, then creates its instances.
  *
- * <p>Arguments: state file, worker name, number of instances, ready directory.
+ * <p>Arguments: state file, worker name, number of instances, ready directory, provider entry.
  */
 public final class StateFileWorker {
     private StateFileWorker() {
@@ -25,8 +25,9 @@ public final class StateFileWorker {
         String worker = arguments[1];
         int count = Integer.parseInt(arguments[2]);
         Path signals = Path.of(arguments[3]);
+        String entry = arguments[4];
 
-        FakeProvider provider = new FakeProviderFactory().create("multi-process",
+        FakeProvider provider = new FakeProviderFactory().create(entry,
                 FakeConfig.defaults().withStateFile(stateFile), new TestProviderContext(Clock.systemUTC(), signals));
         Files.createFile(signals.resolve("ready-" + worker));
         long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

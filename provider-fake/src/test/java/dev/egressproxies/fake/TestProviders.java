@@ -26,7 +26,12 @@ final class TestProviders {
 
     /** A provider built by the factory from {@code config}, on {@code clock}. */
     static FakeProvider build(FakeConfig config, ManualClock clock, Path stateDirectory) {
-        return new FakeProviderFactory().create(ENTRY, config, new TestProviderContext(clock, stateDirectory));
+        return build(ENTRY, config, clock, stateDirectory);
+    }
+
+    /** A provider of the entry named {@code entry} built by the factory from {@code config}, on {@code clock}. */
+    static FakeProvider build(String entry, FakeConfig config, ManualClock clock, Path stateDirectory) {
+        return new FakeProviderFactory().create(entry, config, new TestProviderContext(clock, stateDirectory));
     }
 
     /** An in-memory provider with the default configuration on a clock that starts at {@link #START}. */

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,10 +18,18 @@ import java.util.TreeMap;
 /**
  * The translation between the instances and the state file's JSON, with its version check. Does
  * no I/O.
+ *
+ * <p>Version 2 records with each instance the provider entry it was created through. Version 1,
+ * written before entries were kept, is still read: its instances carry no {@code entry}, so they
+ * are read as belonging to no entry (unless someone added the field by hand), and the next change
+ * rewrites the file as version 2 with that empty entry kept. An older build refuses version 2
+ * files, naming the version, rather than dropping the entries.
  */
 final class StateFileCodec {
-    /** The version of the layout this build reads and writes. */
-    static final int VERSION = 1;
+    /** The version of the layout this build writes. */
+    static final int VERSION = 2;
+    /** The layout before instances recorded their entry, still read. */
+    private static final int VERSION_WITHOUT_ENTRIES = 1;
 
     private final ObjectMapper mapper = JsonMapper.builder()
             .addModule(new JavaTimeModule())
@@ -52,9 +62,11 @@ final class StateFileCodec {
         if (version == null || !version.isInt()) {
             throw new StateFormatException("it has no integer 'version' field, so it was not written by the fake provider");
         }
-        if (version.intValue() != VERSION) {
-            throw new StateFormatException("it has version " + version.intValue()
-                    + ", but this fake provider reads version " + VERSION + " only");
+        if (version.intValue() == VERSION_WITHOUT_ENTRIES) {
+            markEntriesUnknown(root);
+        } else if (version.intValue() != VERSION) {
+            throw new StateFormatException("it has version " + version.intValue() + ", but this fake provider reads"
+                    + " versions " + VERSION_WITHOUT_ENTRIES + " and " + VERSION + " only");
         }
         StateDocument document;
         try {
@@ -64,6 +76,22 @@ final class StateFileCodec {
                     + rootCause(invalid).getMessage(), invalid);
         }
         return byId(document);
+    }
+
+    /**
+     * Gives every instance of a version-1 document that has no {@code entry} the empty one, which
+     * means no entry manages it: guessing an owner could hand one entry's instances to another.
+     */
+    private static void markEntriesUnknown(JsonNode root) {
+        JsonNode instances = root.get("instances");
+        if (instances == null || !instances.isArray()) {
+            return; // The mapping below reports it.
+        }
+        for (JsonNode instance : instances) {
+            if (instance instanceof ObjectNode fields) {
+                fields.putIfAbsent("entry", TextNode.valueOf(""));
+            }
+        }
     }
 
     private JsonNode parse(byte[] json) throws StateFormatException {

@@ -9,6 +9,9 @@ import java.util.Objects;
  * @param id          its provider ID, {@code zone/name}
  * @param name        its name
  * @param managed     whether this platform created it (an unmanaged one has no UID or creation time)
+ * @param entry       the provider entry it was created through; {@code ""} when unmanaged, and for a
+ *                    managed instance recorded before the state file kept entries (version 1), which
+ *                    therefore belongs to no entry
  * @param uid         the UID it was created with, {@code ""} when unmanaged
  * @param createdAt   when this platform created it, {@code null} when unmanaged
  * @param startedAt   when it was last started; it boots from then on
@@ -17,13 +20,14 @@ import java.util.Objects;
  * @param machineType the machine type it was created as, {@code ""} when unmanaged
  * @param image       the image it was created from, {@code ""} when unmanaged
  */
-public record StoredInstance(String id, String name, boolean managed, String uid, Instant createdAt,
+public record StoredInstance(String id, String name, boolean managed, String entry, String uid, Instant createdAt,
                              Instant startedAt, boolean stopped, String ip, String machineType, String image) {
 
     /** Rejects missing values, so a damaged state file is reported as corrupt rather than misread. */
     public StoredInstance {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(entry, "entry");
         Objects.requireNonNull(uid, "uid");
         if (managed) {
             Objects.requireNonNull(createdAt, "createdAt");
@@ -34,13 +38,23 @@ public record StoredInstance(String id, String name, boolean managed, String uid
         Objects.requireNonNull(image, "image");
     }
 
+    /** Whether this platform created it through the provider entry named {@code entryName}. */
+    public boolean createdThrough(String entryName) {
+        return managed && !entry.isEmpty() && entry.equals(entryName);
+    }
+
+    /** Whether this platform created it before the state file recorded entries, so no entry manages it. */
+    public boolean ofNoEntry() {
+        return managed && entry.isEmpty();
+    }
+
     /** This instance, stopped. */
     public StoredInstance stop() {
-        return new StoredInstance(id, name, managed, uid, createdAt, startedAt, true, ip, machineType, image);
+        return new StoredInstance(id, name, managed, entry, uid, createdAt, startedAt, true, ip, machineType, image);
     }
 
     /** This instance, started (again) at {@code now}. */
     public StoredInstance start(Instant now) {
-        return new StoredInstance(id, name, managed, uid, createdAt, now, false, ip, machineType, image);
+        return new StoredInstance(id, name, managed, entry, uid, createdAt, now, false, ip, machineType, image);
     }
 }

@@ -17,9 +17,9 @@ class StateFileCodecTest {
     @Test
     void managedAndUnmanagedInstancesSurviveARoundTrip() throws StateFormatException {
         Map<String, StoredInstance> instances = new TreeMap<>();
-        instances.put("zone-a/proxy-1", new StoredInstance("zone-a/proxy-1", "proxy-1", true, "uid-1", CREATED,
+        instances.put("zone-a/proxy-1", new StoredInstance("zone-a/proxy-1", "proxy-1", true, "lab", "uid-1", CREATED,
                 CREATED.plusSeconds(60), true, "198.51.100.1", "small", "debian-12"));
-        instances.put("zone-a/by-hand", new StoredInstance("zone-a/by-hand", "by-hand", false, "", null, CREATED,
+        instances.put("zone-a/by-hand", new StoredInstance("zone-a/by-hand", "by-hand", false, "", "", null, CREATED,
                 false, "198.51.100.2", "", ""));
 
         assertThat(codec.decode(codec.encode(instances))).isEqualTo(instances);
@@ -58,14 +58,47 @@ class StateFileCodecTest {
     void otherVersionIsNamed() {
         assertThatThrownBy(() -> decode("{\"version\": 7, \"instances\": []}"))
                 .hasMessageContaining("version 7")
-                .hasMessageContaining("reads version 1 only");
+                .hasMessageContaining("reads versions 1 and 2 only");
     }
 
     @Test
     void missingFieldOfAnInstanceIsNamed() {
-        assertThatThrownBy(() -> decode("{\"version\": 1, \"instances\": [{\"id\": \"zone-a/x\", \"name\": \"x\"}]}"))
+        assertThatThrownBy(() -> decode("{\"version\": 2, \"instances\": [{\"id\": \"zone-a/x\", \"name\": \"x\"}]}"))
                 .hasMessageContaining("does not match")
                 .hasMessageContaining("managed");
+    }
+
+    @Test
+    void versionTwoWritesTheEntryOfEachInstance() {
+        Map<String, StoredInstance> one = Map.of("zone-a/x", new StoredInstance("zone-a/x", "x", true, "lab", "u",
+                CREATED, CREATED, false, "198.51.100.1", "small", "debian-12"));
+
+        assertThat(new String(codec.encode(one), StandardCharsets.UTF_8))
+                .contains("\"version\" : 2", "\"entry\" : \"lab\"");
+    }
+
+    @Test
+    void instanceOfVersionTwoWithoutEntryIsCorruption() {
+        assertThatThrownBy(() -> decode(Version1State.document(2, Version1State.INSTANCE)))
+                .hasMessageContaining("does not match")
+                .hasMessageContaining("entry");
+    }
+
+    @Test
+    void instancesOfVersionOneBelongToNoEntry() throws StateFormatException {
+        StoredInstance read = decode(Version1State.document(1, Version1State.INSTANCE))
+                .get("zone-a/old");
+
+        assertThat(read.entry()).isEmpty();
+        assertThat(read.ofNoEntry()).isTrue();
+        assertThat(read.createdThrough("")).as("the empty name is no entry's").isFalse();
+        assertThat(read.uid()).isEqualTo("uid-old");
+    }
+
+    @Test
+    void entryAddedByHandToVersionOneIsKept() throws StateFormatException {
+        assertThat(decode(Version1State.document(1, Version1State.instanceHandedTo("lab"))).get("zone-a/old")
+                .createdThrough("lab")).isTrue();
     }
 
     @Test
@@ -76,7 +109,7 @@ class StateFileCodecTest {
 
     @Test
     void instanceListedTwiceIsCorruption() {
-        Map<String, StoredInstance> one = Map.of("zone-a/x", new StoredInstance("zone-a/x", "x", true, "u", CREATED,
+        Map<String, StoredInstance> one = Map.of("zone-a/x", new StoredInstance("zone-a/x", "x", true, "lab", "u", CREATED,
                 CREATED, false, "198.51.100.1", "small", "debian-12"));
         String json = new String(codec.encode(one), StandardCharsets.UTF_8);
         String instance = json.substring(json.indexOf('{', json.indexOf('[')), json.lastIndexOf(']'));
