@@ -183,7 +183,7 @@ class BaseImageDownloadTest {
 
     @Test
     void aBodyCutOffIsTransientAndTheTruncatedBaseIsRemoved() {
-        fixture.server.serveCutOff(IMAGE_PATH, IMAGE_BYTES, 1000);
+        fixture.server.serveStalled(IMAGE_PATH, IMAGE_BYTES, 1000, baseVolumeCreated());
 
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
@@ -304,7 +304,7 @@ class BaseImageDownloadTest {
     void aDeadlineThatCutsTheUploadOffLeavesNothingTheNextCreateTakesForComplete() {
         // As when the pool abandons the upload and the base cannot be removed over the closed link.
         host.failNext("deleteVolume", FakeLibvirtHost.error(LibvirtErrorCode.RPC, "connection closed"));
-        fixture.server.serveCutOff(IMAGE_PATH, IMAGE_BYTES, 1000);
+        fixture.server.serveStalled(IMAGE_PATH, IMAGE_BYTES, 1000, baseVolumeCreated());
         catchProviderException(() -> fixture.create("proxy-1"));
         assertThat(host.volumeNames(POOL)).containsExactly(BASE_VOLUME);
         fixture.server.serve(IMAGE_PATH, IMAGE_BYTES);
@@ -345,5 +345,16 @@ class BaseImageDownloadTest {
             Thread.sleep(10);
         }
         assertThat(fixture.server.gets(IMAGE_PATH)).as("GET requests seen").isEqualTo(count);
+    }
+
+    /**
+     * Opens once the base volume was created, for a server that cuts the body off only then: the
+     * image pipeline reads ahead, so a body cut off at once may fail the fetch before the upload
+     * begins, and a test of what happens to a created base would then test nothing.
+     */
+    private CountDownLatch baseVolumeCreated() {
+        CountDownLatch created = new CountDownLatch(1);
+        host.after("createVolume", created::countDown);
+        return created;
     }
 }
