@@ -10,7 +10,6 @@ import dev.egressproxies.integration.TestProviderContext;
 import dev.egressproxies.kvm.common.teststack.Commands;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import dev.egressproxies.kvm.common.teststack.Virsh;
-import dev.egressproxies.kvm.common.testing.ImageServer;
 import dev.egressproxies.kvm2.Kvm2Provider;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -33,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The image ingest benchmark of the {@code kvm2} backend: a pseudo-random raw image of 256 MiB and
- * of 1 GiB ({@link BenchmarkImage}) served by a loopback HTTP server that streams it from the disk,
+ * of 1 GiB ({@link BenchmarkImage}) served by a loopback HTTP server in its own process ({@link
+ * SeparateProcessFileServer}: a real image server is another machine, so its CPU is not the JVM's),
  * fetched by a create through the real sshd into the stack's pool (HTTP GET, running sha256 checked
  * against the pinned one, libvirt volume upload over the SSH tunnel), next to {@code virsh
  * vol-upload} of the same file over {@code qemu+ssh} (native libvirt and OpenSSH) into a volume of
@@ -78,12 +78,11 @@ class Kvm2IngestBenchmarkTest {
         KvmTestConfig config = KvmTestConfig.kvm2().entry(ENTRY).setting("transferBudget", "10m");
         Map<BenchmarkImage, String> pinned = new LinkedHashMap<>();
         Map<BenchmarkImage, String> unpinned = new LinkedHashMap<>();
-        try (ImageServer server = new ImageServer();
+        try (SeparateProcessFileServer server = SeparateProcessFileServer.serving(images.get(0).file().getParent());
              OpenTelemetrySdk telemetry = OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder()
                      .addSpanProcessor(SimpleSpanProcessor.create(spans)).build()).build()) {
             for (BenchmarkImage image : images) {
-                String path = "/" + image.file().getFileName();
-                server.serveFile(path, image.file());
+                String path = image.file().getFileName().toString();
                 String key = "bench-" + image.mebibytes() + "mib";
                 config.catalogueImage(key, "{url: " + KvmTestConfig.quoted(server.url(path)) + ", sha256: "
                         + image.sha256() + ", format: raw, firmware: bios}");
@@ -94,7 +93,7 @@ class Kvm2IngestBenchmarkTest {
             }
             try (Kvm2Provider kvm2 = ConfiguredProviders.providerFromYaml(config.yaml(), ENTRY, Kvm2Provider.class,
                     new TestProviderContext(temporary, telemetry))) {
-                Ingest ingest = new Ingest(kvm2, spans, stack);
+                Ingest ingest = new Ingest(kvm2, spans, stack, server);
                 report("virsh over qemu+ssh: %s", Scripts.run(30, "virsh-over-ssh.sh", "--uri").strip());
                 report("warm-up: %s; %s", ingest.kvm2(images.get(0), pinned.get(images.get(0)), "warm-up"),
                         ingest.virsh(images.get(0), Link.SSH));
@@ -146,7 +145,8 @@ class Kvm2IngestBenchmarkTest {
     }
 
     /** The runs: one way of getting an image into the pool each, leaving nothing behind. */
-    private record Ingest(Kvm2Provider kvm2, InMemorySpanExporter spans, TestStack stack) {
+    private record Ingest(Kvm2Provider kvm2, InMemorySpanExporter spans, TestStack stack,
+                          SeparateProcessFileServer server) {
         /** A create that fetches the image into a fresh base volume; the domain, base and marker removed after. */
         Run kvm2(BenchmarkImage image, String key, String label) {
             String name = NoKvmLeftovers.BENCHMARK_PREFIX + "ingest-vm";
@@ -157,10 +157,12 @@ class Kvm2IngestBenchmarkTest {
             try {
                 HeapWatch heap = HeapWatch.start();
                 long cpuBefore = processCpuNanos();
+                long serverCpuBefore = server.cpuNanos();
                 long started = System.nanoTime();
                 id = kvm2.create(request, Deadline.after(CALL_TIMEOUT));
                 long createNanos = System.nanoTime() - started;
                 long cpuNanos = processCpuNanos() - cpuBefore;
+                long serverCpuNanos = server.cpuNanos() - serverCpuBefore;
                 HeapWatch.Figures figures = heap.stop();
                 SpanData download = spans.getFinishedSpanItems().stream()
                         .filter(span -> span.getName().equals("kvm2.download")).findFirst()
@@ -168,7 +170,7 @@ class Kvm2IngestBenchmarkTest {
                 long bytes = download.getAttributes().get(BYTES);
                 assertThat(bytes).as("bytes fetched").isEqualTo(image.bytes());
                 return new Run("kvm2 " + label, bytes, download.getEndEpochNanos() - download.getStartEpochNanos(),
-                        createNanos, cpuNanos, figures);
+                        createNanos, cpuNanos, serverCpuNanos, figures);
             } finally {
                 if (id != null) {
                     kvm2.delete(id, Deadline.after(CALL_TIMEOUT));
@@ -198,14 +200,14 @@ class Kvm2IngestBenchmarkTest {
                 }
                 long nanos = System.nanoTime() - started;
                 return new Run(link == Link.SSH ? "virsh over qemu+ssh" : "virsh on the local socket", image.bytes(),
-                        nanos, nanos, 0, null);
+                        nanos, nanos, 0, 0, null);
             } finally {
                 Virsh.run("vol-delete", "--pool", stack.pool(), VIRSH_VOLUME);
             }
         }
     }
 
-    /** The CPU time this JVM used so far, every thread (the HTTP server's too). */
+    /** The CPU time this JVM used so far, every thread (the HTTP server runs in its own process). */
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
@@ -219,9 +221,10 @@ class Kvm2IngestBenchmarkTest {
      * @param nanos      the time the figure is made of
      * @param totalNanos the whole call (kvm2: the create)
      * @param cpuNanos   the CPU time of this JVM during the call, for kvm2 runs
+     * @param serverCpuNanos the CPU time of the HTTP server's process during the call, for kvm2 runs
      * @param heap       what the heap did, for kvm2 runs; otherwise {@code null}
      */
-    private record Run(String how, long bytes, long nanos, long totalNanos, long cpuNanos,
+    private record Run(String how, long bytes, long nanos, long totalNanos, long cpuNanos, long serverCpuNanos,
                        HeapWatch.Figures heap) {
         double mebibytesPerSecond() {
             return bytes / 1048576.0 / (nanos / 1e9);
@@ -231,8 +234,8 @@ class Kvm2IngestBenchmarkTest {
         public String toString() {
             String figure = String.format("%s %.0f MiB/s (%.2f s", how, mebibytesPerSecond(), nanos / 1e9);
             return heap == null ? figure + ")"
-                    : figure + " download span, create %.2f s, JVM CPU %.2f s, %s)".formatted(totalNanos / 1e9,
-                            cpuNanos / 1e9, heap);
+                    : figure + " download span, create %.2f s, JVM CPU %.2f s, HTTP server CPU %.2f s, %s)"
+                            .formatted(totalNanos / 1e9, cpuNanos / 1e9, serverCpuNanos / 1e9, heap);
         }
     }
 }
