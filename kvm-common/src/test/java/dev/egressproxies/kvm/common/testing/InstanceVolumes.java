@@ -18,4 +18,12 @@ public final class InstanceVolumes {
     public static String seed(String entry, String name) {
         return entry + "+" + name + ".seed.iso";
     }
+
+    /**
+     * The volume's name without the entry it starts with: what follows the first '+' (entry names
+     * hold none), or the whole name if it has none.
+     */
+    public static String withoutEntry(String volume) {
+        return volume.substring(volume.indexOf('+') + 1);
+    }
 }
