@@ -2,9 +2,10 @@ package dev.egressproxies.kvm;
 
 /**
  * The names of the base image volumes this backend keeps in a host's storage pool:
- * {@code KEY.base.FORMAT} and its {@code KEY.base.FORMAT.complete} marker. They hold at least two
- * dots, so they never collide with an instance's overlay or seed, whose names start with a DNS
- * label (no dots).
+ * {@code KEY.base.FORMAT} and its {@code KEY.base.FORMAT.complete} marker. They end in
+ * {@code .base.FORMAT} (and the marker's suffix), so they never collide with an instance's overlay
+ * or seed, {@code ENTRY+NAME.qcow2} and {@code ENTRY+NAME.seed.iso} (kvm-common's
+ * {@code VolumeNames} says why).
  */
 final class BaseVolumeNames {
     private BaseVolumeNames() {

@@ -13,6 +13,7 @@ import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.InstanceVolumes;
 import dev.egressproxies.kvm.common.testing.ParsedXml;
 import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.config.KvmHost;
@@ -47,8 +48,9 @@ class KvmCreateTest {
                 .containsExactly("downloading image debian-12 to host host-1 (" + IMAGE_BYTES.length + " bytes)");
         assertThat(fixture.context.progressBytes()).isEqualTo(IMAGE_BYTES.length);
         assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
-        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER, "proxy-1.qcow2",
-                "proxy-1.seed.iso");
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER,
+                InstanceVolumes.overlay(KvmFixture.ENTRY, "proxy-1"),
+                InstanceVolumes.seed(KvmFixture.ENTRY, "proxy-1"));
     }
 
     @Test
@@ -58,7 +60,8 @@ class KvmCreateTest {
         fixture.create("proxy-2");
 
         assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isEqualTo(1);
-        assertThat(host.volume(POOL, "proxy-2.qcow2").parsed().text("/volume/backingStore/path"))
+        assertThat(host.volume(POOL, InstanceVolumes.overlay(KvmFixture.ENTRY, "proxy-2")).parsed()
+                .text("/volume/backingStore/path"))
                 .endsWith("/debian-12.base.qcow2");
     }
 
@@ -69,7 +72,8 @@ class KvmCreateTest {
         fixture.create("proxy-1");
 
         assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isZero();
-        assertThat(host.volume(POOL, "proxy-1.qcow2").parsed().text("/volume/backingStore/path"))
+        assertThat(host.volume(POOL, InstanceVolumes.overlay(KvmFixture.ENTRY, "proxy-1")).parsed()
+                .text("/volume/backingStore/path"))
                 .isEqualTo("/var/lib/libvirt/egress-test/debian-12.base.qcow2");
     }
 
@@ -79,7 +83,7 @@ class KvmCreateTest {
                 Requests.deadline());
 
         assertThat(host.volumeNames(POOL)).contains("alpine-raw.base.raw", "alpine-raw.base.raw.complete");
-        ParsedXml overlay = host.volume(POOL, "proxy-1.qcow2").parsed();
+        ParsedXml overlay = host.volume(POOL, InstanceVolumes.overlay(KvmFixture.ENTRY, "proxy-1")).parsed();
         assertThat(overlay.text("/volume/backingStore/path"))
                 .isEqualTo("/var/lib/libvirt/egress-test/alpine-raw.base.raw");
         assertThat(overlay.text("/volume/backingStore/format/@type")).isEqualTo("raw");

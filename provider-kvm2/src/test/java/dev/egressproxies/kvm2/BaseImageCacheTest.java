@@ -13,6 +13,7 @@ import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.InstanceVolumes;
 import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm2.config.CatalogueImage;
 import java.nio.charset.StandardCharsets;
@@ -40,14 +41,16 @@ class BaseImageCacheTest {
 
         assertThat(id).isEqualTo("host-1/proxy-1");
         assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(1);
-        assertThat(fixture.volumes()).containsExactlyInAnyOrder(BASE_VOLUME, MARKER, "proxy-1.qcow2",
-                "proxy-1.seed.iso");
+        assertThat(fixture.volumes()).containsExactlyInAnyOrder(BASE_VOLUME, MARKER,
+                InstanceVolumes.overlay(Kvm2Fixture.ENTRY, "proxy-1"),
+                InstanceVolumes.seed(Kvm2Fixture.ENTRY, "proxy-1"));
         FakeLibvirtHost.VolumeRecord base = host.volume(POOL, BASE_VOLUME);
         assertThat(base.content).isEqualTo(IMAGE_BYTES);
         assertThat(base.capacity).as("a raw volume of the published length").isEqualTo(IMAGE_BYTES.length);
         assertThat(base.parsed().text("/volume/target/format/@type")).isEqualTo("raw");
         assertThat(new String(host.volume(POOL, MARKER).content, StandardCharsets.US_ASCII)).isEqualTo(IMAGE_SHA256);
-        assertThat(host.volume(POOL, "proxy-1.qcow2").parsed().text("/volume/backingStore/format/@type"))
+        assertThat(host.volume(POOL, InstanceVolumes.overlay(Kvm2Fixture.ENTRY, "proxy-1")).parsed()
+                .text("/volume/backingStore/format/@type"))
                 .as("the overlay names the image's format").isEqualTo("qcow2");
         assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
         assertThat(host.domain("proxy-1").parsed().count("/domain/os/loader")).as("a BIOS image").isZero();
@@ -73,7 +76,8 @@ class BaseImageCacheTest {
         assertThat(fixture.server.gets(IMAGE_PATH)).isZero();
         assertThat(fixture.server.heads(IMAGE_PATH)).as("no size probe for a cached image").isZero();
         assertThat(host.callCounts()).containsEntry("createVolume", 2);
-        assertThat(host.volume(POOL, "proxy-1.qcow2").parsed().text("/volume/backingStore/path"))
+        assertThat(host.volume(POOL, InstanceVolumes.overlay(Kvm2Fixture.ENTRY, "proxy-1")).parsed()
+                .text("/volume/backingStore/path"))
                 .isEqualTo("/var/lib/libvirt/egress-test/" + BASE_VOLUME);
     }
 
@@ -183,7 +187,7 @@ class BaseImageCacheTest {
         assertThat(fixture.volumes()).contains(BASE_VOLUME, MARKER, "kvm2-other+debian-12.base.qcow2",
                 "kvm2-other+debian-12.base.qcow2.sha256");
         assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(2);
-        assertThat(host.volume(POOL, "proxy-2.qcow2").parsed().text("/volume/backingStore/path"))
-                .endsWith("/kvm2-other+debian-12.base.qcow2");
+        assertThat(host.volume(POOL, InstanceVolumes.overlay("kvm2-other", "proxy-2")).parsed()
+                .text("/volume/backingStore/path")).endsWith("/kvm2-other+debian-12.base.qcow2");
     }
 }

@@ -15,6 +15,7 @@ import dev.egressproxies.kvm.common.host.HostEndpoint;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
 import dev.egressproxies.kvm.common.local.LocalSocketDialer;
 import dev.egressproxies.kvm.common.testing.ImageServer;
+import dev.egressproxies.kvm.common.testing.InstanceVolumes;
 import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.testing.TestBytes;
 import dev.egressproxies.kvm.common.testing.TestProviderContext;
@@ -116,8 +117,8 @@ class Kvm2LocalStackIT {
 
         assertThat(catchProviderException(() -> provider.get(id, Requests.deadline())).kind())
                 .isEqualTo(ErrorKind.NOT_FOUND);
-        assertThat(volumeExists(name + ".qcow2")).isFalse();
-        assertThat(volumeExists(name + ".seed.iso")).isFalse();
+        assertThat(volumeExists(InstanceVolumes.overlay(entry, name))).isFalse();
+        assertThat(volumeExists(InstanceVolumes.seed(entry, name))).isFalse();
         assertThat(volumeExists(base)).as("the base stays for later VMs").isTrue();
     }
 
@@ -151,8 +152,8 @@ class Kvm2LocalStackIT {
     private String instance(String what) {
         String name = TestStack.NAME_PREFIX + "kvm2-" + what + "-" + suffix;
         leftovers.domain(name);
-        leftovers.volume(name + ".qcow2");
-        leftovers.volume(name + ".seed.iso");
+        leftovers.volume(InstanceVolumes.overlay(entry, name));
+        leftovers.volume(InstanceVolumes.seed(entry, name));
         return name;
     }
 

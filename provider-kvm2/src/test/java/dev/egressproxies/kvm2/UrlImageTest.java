@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.testing.InstanceVolumes;
 import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.testing.TestBytes;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +42,8 @@ class UrlImageTest {
         assertThat(fixture.volumes()).contains(volume, volume + ".sha256");
         assertThat(fixture.host.volume(POOL, volume).content).isEqualTo(IMAGE_BYTES);
         assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(1);
-        assertThat(fixture.host.volume(POOL, "proxy-1.qcow2").parsed().text("/volume/backingStore/format/@type"))
+        assertThat(fixture.host.volume(POOL, InstanceVolumes.overlay(Kvm2Fixture.ENTRY, "proxy-1")).parsed()
+                .text("/volume/backingStore/format/@type"))
                 .isEqualTo("qcow2");
         assertThat(fixture.host.domain("proxy-1").parsed().text("/domain/os/loader"))
                 .isEqualTo("/usr/share/OVMF/OVMF_CODE_4M.fd");

@@ -6,6 +6,7 @@ import dev.egressproxies.api.Deadline;
 import dev.egressproxies.integration.ConfiguredProviders;
 import dev.egressproxies.integration.TestProviderContext;
 import dev.egressproxies.kvm.common.testing.ImageServer;
+import dev.egressproxies.kvm.common.testing.InstanceVolumes;
 import dev.egressproxies.kvm.common.teststack.Commands;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import dev.egressproxies.kvm.common.teststack.Virsh;
@@ -120,11 +121,11 @@ class Kvm2CrashConsistencyTest {
         }
 
         String overlay() {
-            return instance() + ".qcow2";
+            return InstanceVolumes.overlay(entry(), instance());
         }
 
         String seed() {
-            return instance() + ".seed.iso";
+            return InstanceVolumes.seed(entry(), instance());
         }
     }
 

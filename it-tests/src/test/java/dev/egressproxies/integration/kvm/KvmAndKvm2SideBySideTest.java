@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.egressproxies.endtoend.EgressctlProcess;
+import dev.egressproxies.kvm.common.testing.InstanceVolumes;
 import dev.egressproxies.kvm.common.teststack.Virsh;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -68,9 +69,12 @@ class KvmAndKvm2SideBySideTest {
         refusedThroughTheWrongEntry(egressctl, NAME_PREFIX + "kvm", kvm, kvm2);
         assertThat(Virsh.domains(NAME_PREFIX)).as("domains after the refusals")
                 .containsExactlyInAnyOrder(NAME_PREFIX + "kvm", NAME_PREFIX + "kvm2");
-        assertThat(Virsh.volumes(kvm.stack().pool(), NAME_PREFIX)).as("overlays and seeds after the refusals")
-                .containsExactlyInAnyOrder(NAME_PREFIX + "kvm.qcow2", NAME_PREFIX + "kvm.seed.iso",
-                        NAME_PREFIX + "kvm2.qcow2", NAME_PREFIX + "kvm2.seed.iso");
+        assertThat(NoKvmLeftovers.volumesNamedWith(kvm.stack().pool(), NAME_PREFIX))
+                .as("overlays and seeds after the refusals, each named after its entry")
+                .containsExactlyInAnyOrder(InstanceVolumes.overlay(kvm.entry(), NAME_PREFIX + "kvm"),
+                        InstanceVolumes.seed(kvm.entry(), NAME_PREFIX + "kvm"),
+                        InstanceVolumes.overlay(kvm2.entry(), NAME_PREFIX + "kvm2"),
+                        InstanceVolumes.seed(kvm2.entry(), NAME_PREFIX + "kvm2"));
         assertThat(expectInstance(json(egressctl.run("get", kvmId, "-o", "json")), kvmId, kvm.entry()))
                 .as("the kvm instance, unchanged").isEqualTo(kvmUid);
         assertThat(expectInstance(json(egressctl.run("get", kvm2Id, "-o", "json")), kvm2Id, kvm2.entry()))
@@ -82,7 +86,8 @@ class KvmAndKvm2SideBySideTest {
         }
         assertThat(listedIds(egressctl)).isEmpty();
         assertThat(Virsh.domains(NAME_PREFIX)).as("domains").isEmpty();
-        assertThat(Virsh.volumes(kvm.stack().pool(), NAME_PREFIX)).as("overlays and seeds").isEmpty();
+        assertThat(NoKvmLeftovers.volumesNamedWith(kvm.stack().pool(), NAME_PREFIX)).as("overlays and seeds")
+                .isEmpty();
     }
 
     /** Creates an instance with the entry's one placement; returns its entry-prefixed ID. */

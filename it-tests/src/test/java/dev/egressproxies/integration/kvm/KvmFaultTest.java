@@ -100,7 +100,8 @@ class KvmFaultTest {
         assertThat(create.operation()).isEqualTo(Operation.CREATE);
         assertThat(list.operation()).isEqualTo(Operation.LIST_MANAGED);
         assertThat(Virsh.domains(name)).as("domains made by the refused create").isEmpty();
-        assertThat(Virsh.volumes(stack.pool(), name)).as("volumes made by the refused create").isEmpty();
+        assertThat(NoKvmLeftovers.volumesNamedWith(stack.pool(), name)).as("volumes made by the refused create")
+                .isEmpty();
     }
 
     @Test

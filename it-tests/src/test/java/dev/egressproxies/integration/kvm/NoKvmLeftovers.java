@@ -2,6 +2,7 @@ package dev.egressproxies.integration.kvm;
 
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.egressproxies.kvm.common.testing.InstanceVolumes;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import dev.egressproxies.kvm.common.teststack.Virsh;
 import java.util.ArrayList;
@@ -14,8 +15,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * Checks that a KVM test class leaves no domain and no volume behind: after the class, no domain
  * and no volume of the stack's pool may be named with one of the prefixes this module's KVM tests
- * use ({@link #PREFIXES}). What the check finds is listed, removed (so the next class starts clean)
- * and fails the class. The cached base images ({@code kvm}'s {@code tiny.base.qcow2} with its
+ * use ({@link #PREFIXES}); an instance's volumes start with its entry's name, so they count when
+ * the prefix follows the entry ({@link #volumesNamedWith}). What the check finds is listed,
+ * removed (so the next class starts clean) and fails the class. The cached base images ({@code kvm}'s {@code tiny.base.qcow2} with its
  * {@code .complete} marker; {@code kvm2}'s {@code kvm2-test+tiny.base.qcow2}, the conformance
  * suite's other entry's {@code kvm2-test-other+tiny.base.qcow2} and the real guest's
  * {@code guest-e2e+...base.qcow2}, each with its {@code .sha256} marker) are meant to stay; the
@@ -86,12 +88,23 @@ public final class NoKvmLeftovers implements BeforeAllCallback, AfterAllCallback
             }
         }
         for (String prefix : PREFIXES) {
-            for (String volume : Virsh.volumes(stack.pool(), prefix)) {
+            for (String volume : volumesNamedWith(stack.pool(), prefix)) {
                 found.add("volume " + volume);
                 Virsh.run("vol-delete", "--pool", stack.pool(), volume);
             }
         }
         return found;
+    }
+
+    /**
+     * The volumes of {@code pool} named with {@code prefix}: starting with it (an entry named so,
+     * or a {@code kvm} base of an image key named so), or starting with it after the entry, as an
+     * instance's overlay and seed do ({@code ENTRY+NAME.qcow2}, {@code ENTRY+NAME.seed.iso}).
+     */
+    static List<String> volumesNamedWith(String pool, String prefix) {
+        return Virsh.volumes(pool, "").stream()
+                .filter(volume -> volume.startsWith(prefix) || InstanceVolumes.withoutEntry(volume).startsWith(prefix))
+                .toList();
     }
 
     private static boolean isNested(ExtensionContext context) {

@@ -112,7 +112,8 @@ class RealGuestEndToEndTest {
             }
 
             assertThat(Virsh.domains(name)).as("domains left after delete").isEmpty();
-            assertThat(Virsh.volumes(stack.pool(), name)).as("overlay and seed left after delete").isEmpty();
+            assertThat(NoKvmLeftovers.volumesNamedWith(stack.pool(), name))
+                    .as("overlay and seed left after delete").isEmpty();
             assertThat(Path.of("/var/lib/libvirt/qemu/nvram", name + "_VARS.fd")).as("the guest's NVRAM file")
                     .doesNotExist();
             assertThat(Virsh.volumes(stack.pool(), ENTRY + "+"))

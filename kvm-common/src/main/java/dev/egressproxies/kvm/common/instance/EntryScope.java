@@ -51,11 +51,15 @@ final class EntryScope {
                 + "if nothing uses it any more, remove it by hand: " + removalByHand(host, name));
     }
 
-    /** The virsh commands that remove a domain and its volumes as delete would. */
+    /**
+     * The virsh commands that remove a domain of no entry and its volumes as delete would. Such
+     * domains were made when volumes were named after the instance alone, before
+     * {@link VolumeNames} added the entry, so these are the names they use.
+     */
     private static String removalByHand(HostSettings host, String name) {
         String volumeDelete = "'virsh vol-delete --pool " + host.pool() + " ";
         return "'virsh destroy " + name + "' (if it runs), 'virsh undefine " + name
-                + " --managed-save --snapshots-metadata --nvram', " + volumeDelete + VolumeNames.overlay(name) + "' and "
-                + volumeDelete + VolumeNames.seed(name) + "'";
+                + " --managed-save --snapshots-metadata --nvram', " + volumeDelete + name + ".qcow2' and "
+                + volumeDelete + name + ".seed.iso'";
     }
 }

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * What the {@link InstanceEngine} needs to know of a KVM provider entry's configuration, whichever
@@ -21,8 +22,22 @@ import java.util.Optional;
 public record EntrySettings(String entry, List<HostSettings> hosts, Map<String, MachineSize> machineTypes,
                             int diskSizeGb, String vendorData) {
 
-    /** Copies the collections, keeping their order. */
+    /**
+     * The provider entry names the configuration allows; {@link VolumeNames} relies on them (no
+     * '+', nothing a file name cannot hold).
+     */
+    private static final Pattern ENTRY_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
+
+    /**
+     * Copies the collections, keeping their order.
+     *
+     * @throws IllegalArgumentException if {@code entry} is not a name the configuration allows
+     */
     public EntrySettings {
+        if (!ENTRY_NAME.matcher(entry).matches()) {
+            throw new IllegalArgumentException("provider entry name '" + entry + "' cannot name volumes: use 1 to 63"
+                    + " letters, digits, '.', '_' or '-', starting with a letter or digit");
+        }
         hosts = List.copyOf(hosts);
         machineTypes = Collections.unmodifiableMap(new LinkedHashMap<>(machineTypes));
     }

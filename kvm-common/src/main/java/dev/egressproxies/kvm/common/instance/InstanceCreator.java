@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  *       with someone else's VM.
  *   <li>Otherwise the image's base volume is made present and complete in the host's pool
  *       (by the backend's {@link BaseImageStrategy}, which downloads it on first use), the overlay is created on it or,
- *       when a crashed create left one, reused (volume creation is atomic, so an overlay that
- *       exists is complete), and the seed ISO is rebuilt from scratch: no domain uses it yet, and
+ *       when a crashed create of this entry left one, reused (volume creation is atomic, so an
+ *       overlay that exists is complete; volumes are named after the entry, {@link VolumeNames}, so
+ *       it is never another entry's), and the seed ISO is rebuilt from scratch: no domain uses it yet, and
  *       a leftover one may be an upload that was cut off, which would boot the VM without
  *       cloud-init. Then the domain is defined with the platform's metadata and started.
  * </ol>
@@ -153,7 +154,7 @@ final class InstanceCreator<I extends ImageChoice> {
     /** Creates the overlay, or returns the one a crashed create left: creation is atomic, so it is complete. */
     private StorageVolume ensureOverlay(LibvirtHost libvirt, StoragePool pool, String name, String basePath,
                                        DiskFormat baseFormat, Call call) {
-        String overlayName = VolumeNames.overlay(name);
+        String overlayName = VolumeNames.overlay(entry, name);
         String xml = VolumeXml.overlay(overlayName, diskSizeGib, basePath, baseFormat);
         try {
             return LibvirtSteps.step("creating overlay volume " + overlayName,
@@ -172,7 +173,7 @@ final class InstanceCreator<I extends ImageChoice> {
 
     /** Deletes whatever seed volume is there and uploads a fresh one. */
     private StorageVolume replaceSeed(LibvirtHost libvirt, StoragePool pool, String name, byte[] seed) {
-        String seedName = VolumeNames.seed(name);
+        String seedName = VolumeNames.seed(entry, name);
         Volumes.deleteIfPresent(libvirt, pool, seedName);
         StorageVolume volume = LibvirtSteps.step("creating seed volume " + seedName,
                 () -> libvirt.createVolume(pool, VolumeXml.raw(seedName, seed.length)));

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * The delete operation, which tears an instance down, idempotent at every step: a domain that is
  * not running is not destroyed, a domain that is gone is not undefined, and the overlay and seed
  * are removed by name even when the domain is already gone, so what a create that crashed before
- * defining the domain left is cleaned up too. A missing pool means there is nothing left to
+ * defining the domain left is cleaned up too; those names include the entry ({@link VolumeNames}),
+ * so another entry's volumes of an instance of the same name are never touched. A missing pool means there is nothing left to
  * remove: refusing to finish over a pool that no longer exists would keep the instance's owner
  * from ever letting go of it. The undefine removes managed-save, snapshot metadata and NVRAM too
  * (the adapter's flags), so leftover state never blocks it. A domain that egress-proxies did not
@@ -84,7 +85,7 @@ final class InstanceRemover {
         }
     }
 
-    private static void removeVolumes(LibvirtHost libvirt, HostSettings host, String name) {
+    private void removeVolumes(LibvirtHost libvirt, HostSettings host, String name) {
         Optional<StoragePool> pool = LibvirtSteps.step("looking up storage pool " + host.pool(),
                 () -> libvirt.lookupPool(host.pool()));
         if (pool.isEmpty()) {
@@ -92,7 +93,7 @@ final class InstanceRemover {
                     host.pool(), host.name(), name);
             return;
         }
-        Volumes.deleteIfPresent(libvirt, pool.get(), VolumeNames.overlay(name));
-        Volumes.deleteIfPresent(libvirt, pool.get(), VolumeNames.seed(name));
+        Volumes.deleteIfPresent(libvirt, pool.get(), VolumeNames.overlay(entry, name));
+        Volumes.deleteIfPresent(libvirt, pool.get(), VolumeNames.seed(entry, name));
     }
 }

@@ -2,7 +2,10 @@ package dev.egressproxies.kvm.common.instance;
 
 import static dev.egressproxies.kvm.common.instance.EngineFixture.BASE_VOLUME;
 import static dev.egressproxies.kvm.common.instance.EngineFixture.IMAGE_BYTES;
+import static dev.egressproxies.kvm.common.instance.EngineFixture.OTHER_ENTRY;
 import static dev.egressproxies.kvm.common.instance.EngineFixture.POOL;
+import static dev.egressproxies.kvm.common.instance.EngineFixture.overlay;
+import static dev.egressproxies.kvm.common.instance.EngineFixture.seed;
 import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -16,12 +19,15 @@ import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.seed.NoCloudSeed;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.InstanceVolumes;
 import dev.egressproxies.kvm.common.testing.ParsedXml;
 import dev.egressproxies.kvm.common.testing.PlatformMetadata;
 import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.testing.TestProviderContext;
 import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,10 +53,10 @@ class CreateTest {
         assertThat(id).isEqualTo("host-1/proxy-1");
         FakeLibvirtHost.DomainRecord domain = host.domain("proxy-1");
         assertThat(domain.state).isEqualTo(DomainState.RUNNING);
-        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, "proxy-1.qcow2",
-                "proxy-1.seed.iso");
-        assertThat(host.volume(POOL, "proxy-1.qcow2").capacity).as("diskSizeGb in GiB").isEqualTo(10L << 30);
-        ParsedXml overlay = host.volume(POOL, "proxy-1.qcow2").parsed();
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, overlay("proxy-1"),
+                seed("proxy-1"));
+        assertThat(host.volume(POOL, overlay("proxy-1")).capacity).as("diskSizeGb in GiB").isEqualTo(10L << 30);
+        ParsedXml overlay = host.volume(POOL, overlay("proxy-1")).parsed();
         assertThat(overlay.text("/volume/target/format/@type")).isEqualTo("qcow2");
         assertThat(overlay.text("/volume/backingStore/path"))
                 .isEqualTo("/var/lib/libvirt/egress-test/debian-12.base.qcow2");
@@ -63,9 +69,9 @@ class CreateTest {
         assertThat(xml.text("/domain/vcpu")).isEqualTo("1");
         assertThat(xml.text("/domain/devices/interface/source/@bridge")).isEqualTo("br-test");
         assertThat(xml.text("/domain/devices/disk[@device='disk']/source/@file"))
-                .isEqualTo("/var/lib/libvirt/egress-test/proxy-1.qcow2");
+                .isEqualTo("/var/lib/libvirt/egress-test/" + overlay("proxy-1"));
         assertThat(xml.text("/domain/devices/disk[@device='cdrom']/source/@file"))
-                .isEqualTo("/var/lib/libvirt/egress-test/proxy-1.seed.iso");
+                .isEqualTo("/var/lib/libvirt/egress-test/" + seed("proxy-1"));
         assertThat(xml.text("/domain/devices/channel/target/@name")).isEqualTo("org.qemu.guest_agent.0");
         String metadata = host.domainMetadata(host.lookupDomain("proxy-1").orElseThrow(), InstanceMetadata.NAMESPACE)
                 .orElseThrow();
@@ -83,7 +89,7 @@ class CreateTest {
 
         byte[] expected = NoCloudSeed.builder("proxy-1").userData(EngineFixture.request("proxy-1").cloudInit())
                 .vendorData(NoCloudSeed.DEFAULT_VENDOR_DATA).build().toIsoImage(TestProviderContext.NOW);
-        FakeLibvirtHost.VolumeRecord seed = host.volume(POOL, "proxy-1.seed.iso");
+        FakeLibvirtHost.VolumeRecord seed = host.volume(POOL, seed("proxy-1"));
         assertThat(seed.content).isEqualTo(expected);
         assertThat(seed.capacity).as("the seed volume is sized to the ISO").isEqualTo(expected.length);
         assertThat(seed.parsed().text("/volume/target/format/@type")).isEqualTo("raw");
@@ -96,7 +102,7 @@ class CreateTest {
 
         assertThat(fixture.images.ensures()).isEqualTo(1);
         assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
-        assertThat(host.volume(POOL, "proxy-2.qcow2").parsed().text("/volume/backingStore/path"))
+        assertThat(host.volume(POOL, overlay("proxy-2")).parsed().text("/volume/backingStore/path"))
                 .endsWith("/debian-12.base.qcow2");
         assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
         assertThat(host.domain("proxy-2").state).isEqualTo(DomainState.RUNNING);
@@ -107,7 +113,7 @@ class CreateTest {
         fixture.engine.create(Requests.request("proxy-1", new Placement("host-1", "large",
                 EngineFixture.RAW_IMAGE)), Requests.deadline());
 
-        ParsedXml overlay = host.volume(POOL, "proxy-1.qcow2").parsed();
+        ParsedXml overlay = host.volume(POOL, overlay("proxy-1")).parsed();
         assertThat(overlay.text("/volume/target/format/@type")).isEqualTo("qcow2");
         assertThat(overlay.text("/volume/backingStore/path"))
                 .isEqualTo("/var/lib/libvirt/egress-test/alpine-raw.base.raw");
@@ -121,14 +127,14 @@ class CreateTest {
     void anExistingRunningDomainIsLeftAsItIs() {
         fixture.cacheBaseImage();
         fixture.create("proxy-1");
-        byte[] seedBefore = host.volume(POOL, "proxy-1.seed.iso").content;
+        byte[] seedBefore = host.volume(POOL, seed("proxy-1")).content;
         host.resetCalls();
 
         String id = fixture.create("proxy-1");
 
         assertThat(id).isEqualTo("host-1/proxy-1");
         assertThat(host.callLog()).containsExactly("lookupDomain", "domainMetadata", "domainState");
-        assertThat(host.volume(POOL, "proxy-1.seed.iso").content).isSameAs(seedBefore);
+        assertThat(host.volume(POOL, seed("proxy-1")).content).isSameAs(seedBefore);
     }
 
     @ParameterizedTest
@@ -161,22 +167,22 @@ class CreateTest {
     void anOverlayLeftByACrashedCreateIsReused() {
         fixture.cacheBaseImage();
         FakeLibvirtHost.VolumeRecord leftover =
-                host.putVolume(POOL, "proxy-1.qcow2", "written by the guest".getBytes(StandardCharsets.US_ASCII));
+                host.putVolume(POOL, overlay("proxy-1"), "written by the guest".getBytes(StandardCharsets.US_ASCII));
 
         fixture.create("proxy-1");
 
-        assertThat(host.volume(POOL, "proxy-1.qcow2")).isSameAs(leftover);
+        assertThat(host.volume(POOL, overlay("proxy-1"))).isSameAs(leftover);
         assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
     }
 
     @Test
     void aHalfUploadedSeedIsReplacedByAWholeOne() {
         fixture.cacheBaseImage();
-        host.putVolume(POOL, "proxy-1.seed.iso", "CD001 cut off".getBytes(StandardCharsets.US_ASCII));
+        host.putVolume(POOL, seed("proxy-1"), "CD001 cut off".getBytes(StandardCharsets.US_ASCII));
 
         fixture.create("proxy-1");
 
-        byte[] seed = host.volume(POOL, "proxy-1.seed.iso").content;
+        byte[] seed = host.volume(POOL, seed("proxy-1")).content;
         assertThat(seed).hasSizeGreaterThan(32 * 1024);
         assertThat(new String(seed, 0x8001, 5, StandardCharsets.US_ASCII)).isEqualTo("CD001");
         assertThat(host.callCounts()).containsEntry("deleteVolume", 1);
@@ -187,13 +193,13 @@ class CreateTest {
         fixture.cacheBaseImage();
         host.failNext("startDomain", FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "qemu died"));
         assertThatThrownBy(() -> fixture.create("proxy-1")).isInstanceOf(ProviderException.class);
-        byte[] seedBefore = host.volume(POOL, "proxy-1.seed.iso").content;
+        byte[] seedBefore = host.volume(POOL, seed("proxy-1")).content;
         assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.SHUTOFF);
 
         fixture.create("proxy-1");
 
         assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
-        assertThat(host.volume(POOL, "proxy-1.seed.iso").content).isSameAs(seedBefore);
+        assertThat(host.volume(POOL, seed("proxy-1")).content).isSameAs(seedBefore);
     }
 
     @ParameterizedTest
@@ -223,8 +229,8 @@ class CreateTest {
         other.create(EngineFixture.request("proxy-1"), Requests.deadline());
         host.domain("proxy-1").state = DomainState.SHUTOFF;
         String domainXml = host.domain("proxy-1").xml;
-        FakeLibvirtHost.VolumeRecord overlay = host.volume(POOL, "proxy-1.qcow2");
-        FakeLibvirtHost.VolumeRecord seed = host.volume(POOL, "proxy-1.seed.iso");
+        FakeLibvirtHost.VolumeRecord overlay = host.volume(POOL, InstanceVolumes.overlay(OTHER_ENTRY, "proxy-1"));
+        FakeLibvirtHost.VolumeRecord seed = host.volume(POOL, InstanceVolumes.seed(OTHER_ENTRY, "proxy-1"));
         byte[] seedContent = seed.content;
         host.resetCalls();
 
@@ -240,8 +246,9 @@ class CreateTest {
         assertThat(host.callLog()).as("only looked at, never started").containsExactly("lookupDomain", "domainMetadata");
         assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.SHUTOFF);
         assertThat(host.domain("proxy-1").xml).isEqualTo(domainXml);
-        assertThat(host.volume(POOL, "proxy-1.qcow2")).isSameAs(overlay);
-        assertThat(host.volume(POOL, "proxy-1.seed.iso")).isSameAs(seed);
+        assertThat(overlay).isNotNull();
+        assertThat(host.volume(POOL, InstanceVolumes.overlay(OTHER_ENTRY, "proxy-1"))).isSameAs(overlay);
+        assertThat(host.volume(POOL, InstanceVolumes.seed(OTHER_ENTRY, "proxy-1"))).isSameAs(seed);
         assertThat(seed.content).isSameAs(seedContent);
         assertThat(fixture.engine.listManaged(Requests.deadline())).isEmpty();
     }
@@ -249,6 +256,7 @@ class CreateTest {
     @Test
     void aNameADomainDefinedBeforeEntriesWereRecordedHoldsIsPermanentAndLeftAlone() {
         host.putDomain("proxy-1", DomainState.SHUTOFF, PlatformMetadata.withoutEntry("uid-proxy-1"));
+        // Such domains were made when volumes were named after the instance alone.
         FakeLibvirtHost.VolumeRecord overlay = host.putVolume(POOL, "proxy-1.qcow2", new byte[10]);
         FakeLibvirtHost.VolumeRecord seed = host.putVolume(POOL, "proxy-1.seed.iso", new byte[10]);
 
@@ -260,6 +268,28 @@ class CreateTest {
         assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.SHUTOFF);
         assertThat(host.volume(POOL, "proxy-1.qcow2")).isSameAs(overlay);
         assertThat(host.volume(POOL, "proxy-1.seed.iso")).isSameAs(seed);
+    }
+
+    @Test
+    void theVolumesAnotherEntrysCrashedCreateLeftAreNeitherReusedNorReplaced() {
+        fixture.cacheBaseImage();
+        InstanceEngine<PresetBaseImages.Image> other = fixture.engineOfEntry(OTHER_ENTRY);
+        host.failNext("defineDomain", FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "busy"));
+        assertThat(catchProviderException(() -> other.create(EngineFixture.request("proxy-1"), Requests.deadline()))
+                .kind()).isEqualTo(ErrorKind.TRANSIENT);
+        Map<String, FakeLibvirtHost.VolumeRecord> othersLeftovers = fixture.volumes();
+        othersLeftovers.remove(BASE_VOLUME);
+        assertThat(othersLeftovers).as("the other entry's overlay and seed").hasSize(2);
+
+        fixture.create("proxy-1");
+
+        ParsedXml domain = host.domain("proxy-1").parsed();
+        assertThat(List.of(domain.text("/domain/devices/disk[@device='disk']/source/@file"),
+                domain.text("/domain/devices/disk[@device='cdrom']/source/@file")))
+                .containsExactly("/var/lib/libvirt/egress-test/" + overlay("proxy-1"),
+                        "/var/lib/libvirt/egress-test/" + seed("proxy-1"));
+        othersLeftovers.forEach((name, volume) -> assertThat(host.volume(POOL, name)).as(name).isSameAs(volume));
+        assertThat(host.volumeNames(POOL)).hasSize(5);
     }
 
     @Test
@@ -299,8 +329,8 @@ class CreateTest {
         fixture.create("proxy-1");
 
         assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
-        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, "proxy-1.qcow2",
-                "proxy-1.seed.iso");
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, overlay("proxy-1"),
+                seed("proxy-1"));
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.egressproxies.kvm.common.instance;
 
 import static dev.egressproxies.kvm.common.instance.EngineFixture.POOL;
+import static dev.egressproxies.kvm.common.instance.EngineFixture.overlay;
 import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -49,7 +50,7 @@ class DeadlineTest {
         assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(error.detail()).contains("deadline exceeded");
         assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(EngineFixture.BASE_VOLUME,
-                "proxy-1.qcow2");
+                overlay("proxy-1"));
         assertThat(host.domainNames()).isEmpty();
 
         fixture.create("proxy-1");
@@ -78,7 +79,7 @@ class DeadlineTest {
 
         catchProviderException(() -> fixture.engine.delete(id, Deadline.after(Duration.ofMillis(200))));
 
-        assertThat(host.volumeNames(POOL)).contains("proxy-1.qcow2");
+        assertThat(host.volumeNames(POOL)).contains(overlay("proxy-1"));
         fixture.engine.delete(id, Requests.deadline());
         assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(EngineFixture.BASE_VOLUME);
     }

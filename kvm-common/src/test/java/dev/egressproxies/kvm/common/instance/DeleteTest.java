@@ -1,7 +1,10 @@
 package dev.egressproxies.kvm.common.instance;
 
 import static dev.egressproxies.kvm.common.instance.EngineFixture.BASE_VOLUME;
+import static dev.egressproxies.kvm.common.instance.EngineFixture.OTHER_ENTRY;
 import static dev.egressproxies.kvm.common.instance.EngineFixture.POOL;
+import static dev.egressproxies.kvm.common.instance.EngineFixture.overlay;
+import static dev.egressproxies.kvm.common.instance.EngineFixture.seed;
 import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,8 +14,10 @@ import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.InstanceVolumes;
 import dev.egressproxies.kvm.common.testing.PlatformMetadata;
 import dev.egressproxies.kvm.common.testing.Requests;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -71,18 +76,18 @@ class DeleteTest {
 
     @Test
     void whatACreateLeftBeforeDefiningTheDomainIsCleanedUp() {
-        host.putVolume(POOL, "proxy-2.qcow2", new byte[10]);
+        host.putVolume(POOL, overlay("proxy-2"), new byte[10]);
 
         fixture.engine.delete("host-1/proxy-2", Requests.deadline());
 
-        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, "proxy-1.qcow2",
-                "proxy-1.seed.iso");
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, overlay("proxy-1"),
+                seed("proxy-1"));
     }
 
     @Test
     void aDomainEgressProxiesDidNotCreateIsRefusedAndKeptWithItsVolumes() {
         host.putDomain("by-hand", DomainState.RUNNING, null);
-        host.putVolume(POOL, "by-hand.qcow2", new byte[10]);
+        host.putVolume(POOL, overlay("by-hand"), new byte[10]);
 
         ProviderException error = catchProviderException(
                 () -> fixture.engine.delete("host-1/by-hand", Requests.deadline()));
@@ -91,15 +96,15 @@ class DeleteTest {
         assertThat(error.operation()).isEqualTo(Operation.DELETE);
         assertThat(error.detail()).contains("was not created by egress-proxies");
         assertThat(host.domainNames()).contains("by-hand");
-        assertThat(host.volumeNames(POOL)).contains("by-hand.qcow2");
+        assertThat(host.volumeNames(POOL)).contains(overlay("by-hand"));
     }
 
     @Test
     void aDomainOfAnotherEntryIsRefusedNamingThatEntryAndKeptWithItsVolumes() {
-        InstanceEngine<PresetBaseImages.Image> other = fixture.engineOfEntry(EngineFixture.OTHER_ENTRY);
+        InstanceEngine<PresetBaseImages.Image> other = fixture.engineOfEntry(OTHER_ENTRY);
         String otherId = other.create(EngineFixture.request("proxy-2"), Requests.deadline());
-        FakeLibvirtHost.VolumeRecord overlay = host.volume(POOL, "proxy-2.qcow2");
-        FakeLibvirtHost.VolumeRecord seed = host.volume(POOL, "proxy-2.seed.iso");
+        FakeLibvirtHost.VolumeRecord overlay = host.volume(POOL, InstanceVolumes.overlay(OTHER_ENTRY, "proxy-2"));
+        FakeLibvirtHost.VolumeRecord seed = host.volume(POOL, InstanceVolumes.seed(OTHER_ENTRY, "proxy-2"));
         host.resetCalls();
 
         ProviderException error = catchProviderException(() -> fixture.engine.delete(otherId, Requests.deadline()));
@@ -111,10 +116,28 @@ class DeleteTest {
                 + " 'kvm2-test'");
         assertThat(host.callLog()).as("only looked at").containsExactly("lookupDomain", "domainMetadata");
         assertThat(host.domain("proxy-2").state).isEqualTo(DomainState.RUNNING);
-        assertThat(host.volume(POOL, "proxy-2.qcow2")).isSameAs(overlay);
-        assertThat(host.volume(POOL, "proxy-2.seed.iso")).isSameAs(seed);
+        assertThat(overlay).isNotNull();
+        assertThat(host.volume(POOL, InstanceVolumes.overlay(OTHER_ENTRY, "proxy-2"))).isSameAs(overlay);
+        assertThat(host.volume(POOL, InstanceVolumes.seed(OTHER_ENTRY, "proxy-2"))).isSameAs(seed);
         assertThat(other.listManaged(Requests.deadline())).extracting(instance -> instance.id())
                 .containsExactly(otherId);
+    }
+
+    @Test
+    void theVolumesAnotherEntrysCrashedCreateLeftOfANameWithoutDomainAreKept() {
+        InstanceEngine<PresetBaseImages.Image> other = fixture.engineOfEntry(OTHER_ENTRY);
+        Map<String, FakeLibvirtHost.VolumeRecord> before = fixture.volumes();
+        host.failNext("defineDomain", FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "busy"));
+        assertThat(catchProviderException(() -> other.create(EngineFixture.request("proxy-2"), Requests.deadline()))
+                .kind()).isEqualTo(ErrorKind.TRANSIENT);
+        Map<String, FakeLibvirtHost.VolumeRecord> othersLeftovers = fixture.volumes();
+        othersLeftovers.keySet().removeAll(before.keySet());
+        assertThat(othersLeftovers).as("the other entry's overlay and seed").hasSize(2);
+
+        fixture.engine.delete("host-1/proxy-2", Requests.deadline());
+
+        othersLeftovers.forEach((name, volume) -> assertThat(host.volume(POOL, name)).as(name).isSameAs(volume));
+        assertThat(host.volumeNames(POOL)).hasSize(5);
     }
 
     @Test
@@ -128,7 +151,9 @@ class DeleteTest {
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(error.detail()).contains("before domains recorded their provider entry", "it is not deleted",
-                "'virsh undefine pre-scoping --managed-save --snapshots-metadata --nvram'");
+                "'virsh undefine pre-scoping --managed-save --snapshots-metadata --nvram'",
+                "'virsh vol-delete --pool egress-test pre-scoping.qcow2'",
+                "'virsh vol-delete --pool egress-test pre-scoping.seed.iso'");
         assertThat(host.domain("pre-scoping").state).isEqualTo(DomainState.RUNNING);
         assertThat(host.volumeNames(POOL)).contains("pre-scoping.qcow2", "pre-scoping.seed.iso");
     }

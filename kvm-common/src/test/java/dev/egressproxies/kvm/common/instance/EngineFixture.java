@@ -9,6 +9,7 @@ import dev.egressproxies.kvm.common.seed.NoCloudSeed;
 import dev.egressproxies.kvm.common.testing.DirectHostConnections;
 import dev.egressproxies.kvm.common.testing.FakeHostFleet;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.InstanceVolumes;
 import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.testing.TestProviderContext;
 import dev.egressproxies.kvm.common.xml.DiskFormat;
@@ -100,6 +101,16 @@ final class EngineFixture implements AutoCloseable {
         return hosts.get(0);
     }
 
+    /** The overlay volume of instance {@code name} of the fixture's entry. */
+    static String overlay(String name) {
+        return InstanceVolumes.overlay(ENTRY, name);
+    }
+
+    /** The seed volume of instance {@code name} of the fixture's entry. */
+    static String seed(String name) {
+        return InstanceVolumes.seed(ENTRY, name);
+    }
+
     /** A valid request for {@code name} on host-1, machine type small, image debian-12. */
     static CreateRequest request(String name) {
         return Requests.request(name, new Placement("host-1", "small", IMAGE));
@@ -109,6 +120,13 @@ final class EngineFixture implements AutoCloseable {
     /** Puts the debian-12 base volume into host-1's pool, as an earlier create would. */
     void cacheBaseImage() {
         host().putVolume(POOL, BASE_VOLUME, IMAGE_BYTES);
+    }
+
+    /** The volumes in host-1's pool now, by name; a copy the caller may change. */
+    Map<String, FakeLibvirtHost.VolumeRecord> volumes() {
+        Map<String, FakeLibvirtHost.VolumeRecord> volumes = new LinkedHashMap<>();
+        host().volumeNames(POOL).forEach(name -> volumes.put(name, host().volume(POOL, name)));
+        return volumes;
     }
 
     /** Creates the instance on host-1 and returns its ID. */
