@@ -10,6 +10,7 @@ import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseImageStrategy;
 import dev.egressproxies.kvm.common.instance.BaseVolumeFetch;
 import dev.egressproxies.kvm.common.instance.Call;
+import dev.egressproxies.kvm.common.instance.FetchLeases;
 import dev.egressproxies.kvm.common.instance.HostCaller;
 import dev.egressproxies.kvm.common.instance.HostPreflight;
 import dev.egressproxies.kvm.common.instance.ImageFailures;
@@ -50,8 +51,12 @@ import org.slf4j.LoggerFactory;
  * <p>Concurrent creates that need the same image on the same host wait for one another on a lock
  * per (host, base volume), so the image is downloaded once; the wait ends when the caller's
  * deadline passes. The lock is taken outside any host call, so a waiter whose deadline passes never
- * makes the connection pool close the link the download runs on. The lock is per process: two
- * processes creating on one host at once may both download.
+ * makes the connection pool close the link the download runs on. Across processes and machines,
+ * the fetch lease in the pool ({@link FetchLeases}, a {@code KEY.base.FORMAT.lease} volume) comes
+ * next: only its holder creates the base, removes a base without marker, and writes the marker
+ * (after checking it still holds the lease); a create that finds it held by a live process fails
+ * TRANSIENT at once, naming the holder and the lease's expiry (this backend has no transfer
+ * budget: the lease lasts the holder's deadline plus {@link FetchLeases#MARGIN}).
  */
 final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
     private static final Logger LOG = LoggerFactory.getLogger(KvmBaseImages.class);
@@ -63,6 +68,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
     private final ImageSizeProbe probe;
     private final BaseImageDiscard discard;
     private final KeyedLocks locks = new KeyedLocks();
+    private final FetchLeases leases;
 
     KvmBaseImages(String entry, KvmConfig config, HostCaller hosts, BaseVolumeFetch fetch, ImageSizeProbe probe) {
         this.entry = entry;
@@ -71,6 +77,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
         this.fetch = fetch;
         this.probe = probe;
         this.discard = new BaseImageDiscard(hosts);
+        this.leases = new FetchLeases(discard);
     }
 
     /** A configured image; its VMs boot with the host's firmware. */
@@ -114,21 +121,47 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
         String volume = BaseVolumeNames.base(imageKey, image.format());
         String what = "another create downloading image '" + imageKey + "' to host '" + host.name() + "'";
         return locks.withLock(host.name() + "/" + volume, call, what, () -> {
-            Optional<String> cached = hosts.call(host, call,
-                    libvirt -> completeOrCleared(libvirt, host, imageKey, image, call));
-            if (cached.isPresent()) {
-                return cached.get();
-            }
-            AtomicReference<StorageVolume> created = new AtomicReference<>();
+            AtomicReference<FetchLeases.Held> lease = new AtomicReference<>();
             try {
-                return hosts.call(host, call, libvirt -> download(libvirt, host, imageKey, image, call, created));
-            } catch (RuntimeException failure) {
-                if (created.get() != null) {
-                    discard.discard(host, volume, call, failure);
+                return leasedEnsure(host, choice, call, lease);
+            } finally {
+                if (lease.get() != null) {
+                    lease.get().release(call);
                 }
-                throw failure;
             }
         });
+    }
+
+    /** The base's path: the one found complete, or the one downloaded under the fetch lease, set into {@code lease}. */
+    private String leasedEnsure(HostSettings host, KvmImageChoice choice, Call call,
+                                AtomicReference<FetchLeases.Held> lease) {
+        String imageKey = choice.key();
+        KvmImage image = choice.image();
+        String volume = BaseVolumeNames.base(imageKey, image.format());
+        String what = "downloading image '" + imageKey + "' to host '" + host.name() + "'";
+        Optional<String> cached = hosts.call(host, call, libvirt -> {
+            StoragePool pool = Pools.require(libvirt, host, call);
+            Optional<String> complete = cachedPath(libvirt, pool, host, choice, call);
+            if (complete.isPresent()) {
+                return complete;
+            }
+            // Only the lease's holder may remove a base without marker: it may be another process's upload.
+            lease.set(leases.acquire(libvirt, pool, host, volume, what, call));
+            return completeOrCleared(libvirt, host, imageKey, image, call);
+        });
+        if (cached.isPresent()) {
+            return cached.get();
+        }
+        AtomicReference<StorageVolume> created = new AtomicReference<>();
+        try {
+            return hosts.call(host, call,
+                    libvirt -> download(libvirt, host, imageKey, image, call, created, lease.get()));
+        } catch (RuntimeException failure) {
+            if (created.get() != null && !lease.get().lost()) {
+                discard.discard(host, volume, call, failure);
+            }
+            throw failure;
+        }
     }
 
     /** Every image can be downloaded: a HEAD (or a GET closed at once) per image, nothing downloaded. */
@@ -174,7 +207,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
 
     /** Downloads the image into its base volume, refreshes the pool and writes the marker last. */
     private String download(LibvirtHost libvirt, HostSettings host, String imageKey, KvmImage image, Call call,
-                            AtomicReference<StorageVolume> created) {
+                            AtomicReference<StorageVolume> created, FetchLeases.Held lease) {
         String volume = BaseVolumeNames.base(imageKey, image.format());
         StoragePool pool = Pools.require(libvirt, host, call);
         ImageSource source = image.source();
@@ -193,6 +226,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
         LibvirtSteps.run("refreshing storage pool " + host.pool() + " after the upload",
                 () -> libvirt.refreshPool(pool));
         String marker = BaseVolumeNames.baseComplete(imageKey, image.format());
+        lease.requireHeld(libvirt, pool, call);
         LibvirtSteps.step("creating completeness marker " + marker,
                 () -> libvirt.createVolume(pool, VolumeXml.raw(marker, 1)));
         LOG.info("downloaded image {} ({} bytes) from {} into volume {} on host {}", imageKey, fetched.publishedBytes(),

@@ -11,6 +11,9 @@ import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.instance.FetchLease;
+import dev.egressproxies.kvm.common.instance.FetchLeases;
+import dev.egressproxies.kvm.common.instance.LeaseHolder;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.UploadSourceException;
@@ -19,6 +22,7 @@ import dev.egressproxies.kvm.common.testing.Requests;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -37,6 +41,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 class BaseImageDownloadTest {
     private final KvmFixture fixture = KvmFixture.hosts(2);
     private final FakeLibvirtHost host = fixture.host();
+    private static final String LEASE_VOLUME = FetchLeases.volumeName(BASE_VOLUME);
+    /** Another process on another machine, so only its lease's expiry ends it. */
+    private static final LeaseHolder ELSEWHERE = new LeaseHolder("other-machine", "boot-1", 4242, 1000);
+
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
     @AfterEach
@@ -60,7 +68,7 @@ class BaseImageDownloadTest {
         assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("host-1/proxy-1");
         assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo("host-1/proxy-2");
         assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(1);
-        assertThat(host.callCounts()).containsEntry("uploadVolume", 3); // the base once, two seeds
+        assertThat(host.callCounts()).containsEntry("uploadVolume", 4); // the fetch lease and the base once, two seeds
     }
 
     @Test
@@ -215,8 +223,8 @@ class BaseImageDownloadTest {
     }
 
     @Test
-    void anUploadThatLibvirtFailsRemovesTheBase() {
-        host.failNext("uploadVolume", FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "stream aborted"));
+    void anUploadThatLibvirtFailsRemovesTheBaseAndTheLease() {
+        afterTheLease("uploadVolume", FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "stream aborted"));
 
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
@@ -237,7 +245,7 @@ class BaseImageDownloadTest {
 
     @Test
     void aBaseVolumeThatAppearsMeanwhileIsTransient() {
-        host.failNext("createVolume", FakeLibvirtHost.error(LibvirtErrorCode.STORAGE_VOLUME_EXISTS, "exists"));
+        afterTheLease("createVolume", FakeLibvirtHost.error(LibvirtErrorCode.STORAGE_VOLUME_EXISTS, "exists"));
 
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
@@ -282,17 +290,20 @@ class BaseImageDownloadTest {
         fixture.create("proxy-1");
 
         List<String> calls = host.callLog();
-        int upload = calls.indexOf("uploadVolume");
-        assertThat(calls.subList(upload, upload + 3)).containsExactly("uploadVolume", "refreshPool", "createVolume");
+        // The first upload fills the fetch lease; the lease is read again before the marker.
+        int upload = calls.subList(calls.indexOf("uploadVolume") + 1, calls.size()).indexOf("uploadVolume")
+                + calls.indexOf("uploadVolume") + 1;
+        assertThat(calls.subList(upload, upload + 5)).containsExactly("uploadVolume", "refreshPool", "lookupVolume",
+                "downloadVolume", "createVolume");
         assertThat(host.volume(POOL, KvmFixture.BASE_MARKER).parsed().text("/volume/target/format/@type"))
                 .isEqualTo("raw");
     }
 
     @Test
     void aMarkerThatCannotBeCreatedRemovesTheBase() {
-        // createVolume: the base, then the marker.
-        host.after("createVolume", () -> host.failNext("createVolume",
-                FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "no space")));
+        // createVolume: the fetch lease, the base, then the marker.
+        host.after("createVolume", () -> host.after("createVolume", () -> host.failNext("createVolume",
+                FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "no space"))));
 
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
@@ -316,7 +327,7 @@ class BaseImageDownloadTest {
 
     @Test
     void aSourceFailureTheAdapterReportsIsATransientDownloadFailure() {
-        host.failNext("uploadVolume", new UploadSourceException("the source ended after 0 of 262161 bytes", null));
+        afterTheLease("uploadVolume", new UploadSourceException("the source ended after 0 of 262161 bytes", null));
 
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
@@ -352,9 +363,64 @@ class BaseImageDownloadTest {
      * image pipeline reads ahead, so a body cut off at once may fail the fetch before the upload
      * begins, and a test of what happens to a created base would then test nothing.
      */
+    @Test
+    void aBaseWithoutMarkerUnderAnotherProcesssLiveLeaseIsLeftAloneAndTheCreateIsTransient() {
+        host.putVolume(POOL, BASE_VOLUME, new byte[100]);
+        host.putVolume(POOL, LEASE_VOLUME, leaseOf(ELSEWHERE, Instant.now().plus(Duration.ofMinutes(5))));
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.detail()).contains("another process (process 4242 on other-machine) is downloading image"
+                + " 'debian-12' to host 'host-1'", "expires at");
+        assertThat(host.volume(POOL, BASE_VOLUME).content).hasSize(100);
+        assertThat(fixture.server.gets(IMAGE_PATH)).isZero();
+    }
+
+    @Test
+    void anExpiredLeaseOfAnotherProcessIsTakenOverAndItsCutOffBaseReplaced() {
+        host.putVolume(POOL, BASE_VOLUME, new byte[100]);
+        host.putVolume(POOL, LEASE_VOLUME, leaseOf(ELSEWHERE, Instant.now().minusSeconds(1)));
+
+        fixture.create("proxy-1");
+
+        assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
+        assertThat(host.volumeNames(POOL)).contains(KvmFixture.BASE_MARKER).doesNotContain(LEASE_VOLUME);
+    }
+
+    @Test
+    void aCreateThatLostItsLeaseDuringTheDownloadWritesNoMarkerAndDeletesNothing() {
+        byte[] takeover = leaseOf(ELSEWHERE, Instant.now().plus(Duration.ofMinutes(5)));
+        host.after("refreshPool", () -> host.volume(POOL, LEASE_VOLUME).content = takeover);
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.detail()).contains("lost the fetch lease", "now held by process 4242 on other-machine");
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, LEASE_VOLUME);
+        assertThat(host.volume(POOL, LEASE_VOLUME).content).isEqualTo(takeover);
+    }
+
+    @Test
+    void theLeaseIsRemovedOnceTheMarkerIsWritten() {
+        fixture.create("proxy-1");
+
+        assertThat(host.volumeNames(POOL)).contains(BASE_VOLUME, KvmFixture.BASE_MARKER).doesNotContain(LEASE_VOLUME);
+    }
+
+    private static byte[] leaseOf(LeaseHolder holder, Instant expires) {
+        return new FetchLease("feedface", holder, expires).bytes();
+    }
+
     private CountDownLatch baseVolumeCreated() {
         CountDownLatch created = new CountDownLatch(1);
-        host.after("createVolume", created::countDown);
+        // The first createVolume is the fetch lease's.
+        host.after("createVolume", () -> host.after("createVolume", created::countDown));
         return created;
+    }
+
+    /** Makes the call of {@code method} after the fetch lease's (its creation or its write) fail. */
+    private void afterTheLease(String method, RuntimeException failure) {
+        host.after(method, () -> host.failNext(method, failure));
     }
 }

@@ -9,6 +9,7 @@ import dev.egressproxies.kvm.common.image.ImageSizeProbe;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseImageStrategy;
 import dev.egressproxies.kvm.common.instance.Call;
+import dev.egressproxies.kvm.common.instance.FetchLeases;
 import dev.egressproxies.kvm.common.instance.HostCaller;
 import dev.egressproxies.kvm.common.instance.HostPreflight;
 import dev.egressproxies.kvm.common.instance.ImageFailures;
@@ -26,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,17 +42,21 @@ import org.slf4j.LoggerFactory;
  *       PERMANENT); a complete base ({@link CachedBase}) is used when the overlay and the seed
  *       reserve fit into the pool (else QUOTA_EXCEEDED); a marker with another digest than the
  *       configured one is PERMANENT;
- *   <li>otherwise ({@link #ensure}), holding the lock of (host, base volume), which a caller waits
- *       for only until its deadline: the base is looked at again and whatever an interrupted earlier
- *       fetch left is removed (a concurrent create may have fetched it meanwhile); the image's size
+ *   <li>otherwise ({@link #ensure}), holding the lock of (host, base volume) in this process, which
+ *       a caller waits for only until its deadline, and then the fetch lease of the base in the
+ *       pool ({@link FetchLeases}), which keeps other processes off: the base is looked at again
+ *       and whatever an interrupted earlier fetch left is removed (a concurrent create may have
+ *       fetched it meanwhile); the image's size
  *       is probed (HEAD, or a GET closed at once) within the per-call budget; the image, overlay and
  *       seed reserve must fit into the pool's available bytes; then the image is fetched over a
  *       connection of its own ({@link BaseImageTransfer}), the pool refreshed, and the marker
- *       written last. Every failure between the base's creation and the marker removes the base.
+ *       written last, once the lease was found still held. Every failure between the base's
+ *       creation and the marker removes the base, unless the lease was lost meanwhile; the lease is
+ *       removed at the end, whatever the outcome.
  * </ol>
- * N concurrent creates from one uncached image on one host thus fetch it once. The lock is per
- * process; two processes fetching one image at once collide on the base volume's creation, and the
- * second is told to retry.
+ * N concurrent creates from one uncached image on one host thus fetch it once. A create in another
+ * process that finds the lease held by a live process fails TRANSIENT at once, naming the holder
+ * and the lease's expiry; a stale lease (expired, or its holder on this machine gone) is taken over.
  */
 final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     private static final Logger LOG = LoggerFactory.getLogger(DigestPinnedImages.class);
@@ -64,6 +70,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     private final BaseImageDiscard discard;
     private final Kvm2Telemetry telemetry;
     private final KeyedLocks locks = new KeyedLocks();
+    private final FetchLeases leases;
 
     DigestPinnedImages(ImageCatalogue catalogue, HostCaller hosts, ImageSizeProbe probe, Duration rpcBudget,
                        PoolSpace space, BaseImageTransfer transfer, BaseImageDiscard discard,
@@ -76,6 +83,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
         this.transfer = transfer;
         this.discard = discard;
         this.telemetry = telemetry;
+        this.leases = new FetchLeases(discard);
     }
 
     @Override
@@ -98,27 +106,44 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     public String ensure(HostSettings host, Kvm2Image image, Call call) {
         String what = "another create fetching image " + image.label() + " to host '" + host.name() + "'";
         return locks.withLock(host.name() + "/" + image.volume(), call, what, () -> {
-            Optional<String> cached = hosts.call(host, call, libvirt -> {
-                StoragePool pool = Pools.require(libvirt, host, call);
-                PoolInfo info = Pools.requireRunning(libvirt, pool, host, call);
-                Optional<String> complete = CachedBase.inspect(libvirt, pool, host, image, call)
-                        .completeOrCleared(libvirt, host);
-                if (complete.isPresent()) {
-                    space.require(info, 0, host, call);
+            AtomicReference<FetchLeases.Held> lease = new AtomicReference<>();
+            try {
+                return leasedEnsure(host, image, call, what.substring("another create ".length()), lease);
+            } finally {
+                if (lease.get() != null) {
+                    lease.get().release(call);
                 }
-                return complete;
-            });
-            if (cached.isPresent()) {
-                return cached.get();
             }
-            long publishedBytes = publishedBytes(image, call);
-            hosts.call(host, call, libvirt -> {
-                StoragePool pool = Pools.require(libvirt, host, call);
-                space.require(Pools.requireRunning(libvirt, pool, host, call), publishedBytes, host, call);
-                return null;
-            });
-            return fetch(host, image, call);
         });
+    }
+
+    /** The base's path: the one found complete, or the one fetched under the fetch lease, set into {@code lease}. */
+    private String leasedEnsure(HostSettings host, Kvm2Image image, Call call, String what,
+                                AtomicReference<FetchLeases.Held> lease) {
+        Optional<String> cached = hosts.call(host, call, libvirt -> {
+            StoragePool pool = Pools.require(libvirt, host, call);
+            PoolInfo info = Pools.requireRunning(libvirt, pool, host, call);
+            Optional<String> complete = CachedBase.inspect(libvirt, pool, host, image, call).completePath();
+            if (complete.isEmpty()) {
+                // Only the lease's holder may remove a base without marker: it may be another process's upload.
+                lease.set(leases.acquire(libvirt, pool, host, image.volume(), what, call));
+                complete = CachedBase.inspect(libvirt, pool, host, image, call).completeOrCleared(libvirt, host);
+            }
+            if (complete.isPresent()) {
+                space.require(info, 0, host, call);
+            }
+            return complete;
+        });
+        if (cached.isPresent()) {
+            return cached.get();
+        }
+        long publishedBytes = publishedBytes(image, call);
+        hosts.call(host, call, libvirt -> {
+            StoragePool pool = Pools.require(libvirt, host, call);
+            space.require(Pools.requireRunning(libvirt, pool, host, call), publishedBytes, host, call);
+            return null;
+        });
+        return fetch(host, image, call, lease.get());
     }
 
     /** Every catalogue image can be fetched: a size probe per image, nothing downloaded. */
@@ -148,7 +173,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     }
 
     /** Fetches the image, then refreshes the pool and writes the marker, under the download span. */
-    private String fetch(HostSettings host, Kvm2Image image, Call call) {
+    private String fetch(HostSettings host, Kvm2Image image, Call call, FetchLeases.Held lease) {
         Attributes attributes = Attributes.builder()
                 .put(Kvm2Telemetry.HOST, host.name())
                 .put(Kvm2Telemetry.VOLUME, image.volume())
@@ -158,7 +183,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
         return telemetry.inSpan("kvm2.download", SpanKind.CLIENT, attributes, () -> {
             long started = System.nanoTime();
             FetchResult fetched = transfer.fetch(host, image, call);
-            String path = mark(host, image, fetched, call);
+            String path = mark(host, image, fetched, call, lease);
             LOG.info("fetched image {} into base volume {} on host {}: {} bytes as published, {} as image, sha256 {},"
                     + " in {} ms", image.label(), image.volume(), host.name(), fetched.publishedBytes(),
                     fetched.decompressedBytes(), fetched.sha256(), (System.nanoTime() - started) / 1_000_000);
@@ -171,13 +196,18 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
         }).path();
     }
 
-    /** The base's path, once the pool was refreshed and the marker written; removes the base on failure. */
-    private String mark(HostSettings host, Kvm2Image image, FetchResult fetched, Call call) {
+    /**
+     * The base's path, once the pool was refreshed, the lease found still held and the marker
+     * written; removes the base on failure, unless the lease was lost (the base is then another
+     * process's).
+     */
+    private String mark(HostSettings host, Kvm2Image image, FetchResult fetched, Call call, FetchLeases.Held lease) {
         try {
             return hosts.call(host, call, libvirt -> {
                 StoragePool pool = Pools.require(libvirt, host, call);
                 LibvirtSteps.run("refreshing storage pool " + host.pool() + " after the upload",
                         () -> libvirt.refreshPool(pool));
+                lease.requireHeld(libvirt, pool, call);
                 CachedBase.writeMarker(libvirt, pool, image, fetched.sha256());
                 return LibvirtSteps.step("looking up base image volume " + image.volume(),
                         () -> libvirt.lookupVolume(pool, image.volume()))
@@ -186,7 +216,9 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
                         .path();
             });
         } catch (RuntimeException failure) {
-            discard.discard(host, image.volume(), call, failure);
+            if (!lease.lost()) {
+                discard.discard(host, image.volume(), call, failure);
+            }
             throw failure;
         }
     }

@@ -2,6 +2,7 @@ package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.host.HostCall;
 import dev.egressproxies.kvm.common.instance.Call;
 import dev.egressproxies.kvm.common.instance.HostCaller;
 import dev.egressproxies.kvm.common.instance.Pools;
@@ -47,14 +48,23 @@ public final class BaseImageDiscard {
 
     /** Removes {@code volume} from the host's pool if it is there, best effort. */
     public void discard(HostSettings host, String volume, Call call, RuntimeException failure) {
-        boolean interrupted = Thread.interrupted();
         try {
-            hosts.call(host, call.withDeadline(Deadline.after(allowed(call.deadline()))),
-                    libvirt -> Volumes.deleteIfPresent(libvirt, Pools.require(libvirt, host, call), volume));
+            cleanUp(host, call, libvirt -> Volumes.deleteIfPresent(libvirt, Pools.require(libvirt, host, call), volume));
         } catch (RuntimeException cleanup) {
             LOG.info("could not remove the incomplete base image volume {} on host {} now; the next fetch removes it:"
                     + " {}", volume, host.name(), cleanup.toString());
             failure.addSuppressed(cleanup);
+        }
+    }
+
+    /**
+     * Runs clean-up {@code work} in a host call of its own, without the caller's cancellation and
+     * under the short deadline this class describes; throws what the work or the host call throws.
+     */
+    public <T> T cleanUp(HostSettings host, Call call, HostCall<T> work) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return hosts.call(host, call.withDeadline(Deadline.after(allowed(call.deadline()))), work);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();

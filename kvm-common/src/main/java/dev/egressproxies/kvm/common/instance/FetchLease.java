@@ -1,0 +1,54 @@
+package dev.egressproxies.kvm.common.instance;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The content of a fetch lease volume: a random token, the {@link LeaseHolder} and the instant the
+ * lease expires, as {@code key=value} lines of ASCII, a few hundred bytes.
+ *
+ * @param token   random, unique per acquisition: the holder compares it to know it still holds the lease
+ * @param holder  the process that took the lease
+ * @param expires when the lease counts as stale even if its holder may still run
+ */
+public record FetchLease(String token, LeaseHolder holder, Instant expires) {
+    /** The most read back from a lease volume. */
+    static final int READ_CAP = 1024;
+
+    /** The lease as the bytes the volume holds. */
+    public byte[] bytes() {
+        return ("token=" + token + "\nmachine=" + holder.machine() + "\nboot-id=" + holder.bootId() + "\npid="
+                + holder.pid() + "\nstarted=" + holder.started() + "\nexpires=" + expires.toEpochMilli() + "\n")
+                .getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** The lease a volume holds, or empty when its content is not a whole lease (still being written, or garbage). */
+    static Optional<FetchLease> parse(byte[] content) {
+        Map<String, String> fields = new HashMap<>();
+        for (String line : new String(content, StandardCharsets.US_ASCII).split("\n")) {
+            int equals = line.indexOf('=');
+            if (equals > 0) {
+                fields.put(line.substring(0, equals), line.substring(equals + 1).strip());
+            }
+        }
+        try {
+            return Optional.of(new FetchLease(require(fields, "token"),
+                    new LeaseHolder(require(fields, "machine"), require(fields, "boot-id"),
+                            Long.parseLong(require(fields, "pid")), Long.parseLong(require(fields, "started"))),
+                    Instant.ofEpochMilli(Long.parseLong(require(fields, "expires")))));
+        } catch (IllegalArgumentException incomplete) {
+            return Optional.empty();
+        }
+    }
+
+    private static String require(Map<String, String> fields, String key) {
+        String value = fields.get(key);
+        if (value == null || value.isEmpty()) {
+            throw new IllegalArgumentException("no " + key);
+        }
+        return value;
+    }
+}

@@ -1,0 +1,279 @@
+package dev.egressproxies.kvm.common.instance;
+
+import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
+import dev.egressproxies.kvm.common.libvirt.StoragePool;
+import dev.egressproxies.kvm.common.libvirt.StorageVolume;
+import dev.egressproxies.kvm.common.xml.VolumeXml;
+import java.io.ByteArrayInputStream;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fetch lease of a base volume: a lock across processes and machines, held in the host's pool
+ * itself, that says which process may create, fill and mark the base, and delete a base without
+ * marker. The in-process lock per (host, base volume) comes first and keeps waiters of one process
+ * off libvirt; this lease covers several processes (several {@code egressctl} runs, several
+ * machines) creating on one host from one uncached image.
+ *
+ * <p>The lease is a small raw volume named {@link #volumeName BASE.lease} next to the base. libvirt
+ * creates volumes atomically (a name that exists fails with {@code STORAGE_VOLUME_EXISTS}), so one
+ * process wins; it then writes a {@link FetchLease}: a random token, its {@link LeaseHolder} and an
+ * expiry, the holder's deadline plus {@link #MARGIN} (the transfer runs within the deadline, so a
+ * live holder is done by then; the margin covers the marker, the release and clocks that differ a
+ * little between machines). The rules:
+ * <ul>
+ *   <li>the lease is taken before the base is created, and a base without marker is deleted only
+ *       by the lease's holder;
+ *   <li>a lease held by a live process elsewhere makes the create fail TRANSIENT at once, naming
+ *       the holder and when its lease expires;
+ *   <li>a lease that expired, or whose holder on this same machine is gone ({@link
+ *       LeaseHolder#knowsGone}), is stale: it is read again just before it is deleted, and then
+ *       taken over; a lease volume still without content is stale when it still holds none after
+ *       {@link #UNWRITTEN_GRACE} (writing a few hundred bytes takes milliseconds);
+ *   <li>the holder reads its token again just before writing the marker ({@link Held#requireHeld})
+ *       and, having lost the lease, fails TRANSIENT and deletes nothing;
+ *   <li>the holder removes the lease after the marker was written and on every failure, best
+ *       effort; a lease left behind is stale by its expiry or its dead holder.
+ * </ul>
+ *
+ * <p>What remains racy: between reading a stale lease again and deleting it, another process may
+ * have deleted and re-taken it; the delete then removes that newer lease, and two processes believe
+ * they hold it. That needs two takeovers of one stale lease within one libvirt round trip; the
+ * holder's token check before the marker then catches the loser unless it also falls into the
+ * round trip between check and marker. A holder that outlives its expiry (a clock jump, a host
+ * stalled for minutes) can likewise lose its lease unnoticed until that check.
+ */
+public final class FetchLeases {
+    /** How long past the holder's deadline its lease lasts. */
+    public static final Duration MARGIN = Duration.ofMinutes(2);
+    /** How long a lease volume may stay without content before it counts as left by a crash. */
+    public static final Duration UNWRITTEN_GRACE = Duration.ofSeconds(2);
+
+    private static final Logger LOG = LoggerFactory.getLogger(FetchLeases.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final int CONTESTED_ATTEMPTS = 3;
+
+    private final BaseImageDiscard cleanup;
+    private final LeaseHolder self;
+    private final Clock clock;
+
+    /** Leases held by this process, released through {@code cleanup}'s best-effort host calls. */
+    public FetchLeases(BaseImageDiscard cleanup) {
+        this(cleanup, LeaseHolder.current(), Clock.systemUTC());
+    }
+
+    /** Leases held by {@code self}, timed by {@code clock}; for tests that simulate several processes. */
+    public FetchLeases(BaseImageDiscard cleanup, LeaseHolder self, Clock clock) {
+        this.cleanup = Objects.requireNonNull(cleanup, "cleanup");
+        this.self = Objects.requireNonNull(self, "self");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * The lease volume of base volume {@code base}: {@code BASE.lease}. Base volumes end in
+     * {@code .base.FORMAT}, so this never meets an overlay or seed ({@link VolumeNames}), nor a base
+     * or its marker, whose suffixes are {@code .complete} and {@code .sha256}.
+     */
+    public static String volumeName(String base) {
+        return base + ".lease";
+    }
+
+    /**
+     * Takes the lease of {@code base} within a host call, taking over a stale one.
+     *
+     * @param what what the holder does, for messages ("fetching image debian-12 to host 'host-1'")
+     * @throws dev.egressproxies.api.ProviderException TRANSIENT when a live process elsewhere holds it
+     */
+    public Held acquire(LibvirtHost libvirt, StoragePool pool, HostSettings host, String base, String what,
+                        Call call) {
+        String name = volumeName(base);
+        FetchLease lease = new FetchLease(HexFormat.of().formatHex(randomBytes()), self,
+                clock.instant().plus(call.deadline().remaining()).plus(MARGIN).truncatedTo(ChronoUnit.MILLIS));
+        for (int attempt = 0; attempt < CONTESTED_ATTEMPTS; attempt++) {
+            Optional<StorageVolume> created = create(libvirt, pool, name);
+            if (created.isPresent()) {
+                write(libvirt, created.get(), lease);
+                return new Held(host, base, lease);
+            }
+            takeOverIfStale(libvirt, pool, host, name, what, call);
+        }
+        throw call.transientFailure("the fetch lease " + name + " on host '" + host.name() + "' changed hands "
+                + CONTESTED_ATTEMPTS + " times while this create tried to take it, so other processes are " + what
+                + "; retry in a while", null);
+    }
+
+    private static byte[] randomBytes() {
+        byte[] token = new byte[16];
+        RANDOM.nextBytes(token);
+        return token;
+    }
+
+    private static Optional<StorageVolume> create(LibvirtHost libvirt, StoragePool pool, String name) {
+        try {
+            return Optional.of(LibvirtSteps.step("creating fetch lease volume " + name,
+                    () -> libvirt.createVolume(pool, VolumeXml.raw(name, FetchLease.READ_CAP))));
+        } catch (LibvirtException exists) {
+            if (exists.is(LibvirtErrorCode.STORAGE_VOLUME_EXISTS)) {
+                return Optional.empty();
+            }
+            throw exists;
+        }
+    }
+
+    private static void write(LibvirtHost libvirt, StorageVolume volume, FetchLease lease) {
+        byte[] content = lease.bytes();
+        try {
+            LibvirtSteps.run("writing fetch lease volume " + volume.name(),
+                    () -> libvirt.uploadVolume(volume, new ByteArrayInputStream(content), content.length));
+        } catch (RuntimeException failure) {
+            try {
+                Volumes.delete(libvirt, volume);
+            } catch (RuntimeException cleanup) {
+                failure.addSuppressed(cleanup);
+            }
+            throw failure;
+        }
+    }
+
+    /** Deletes the existing lease when it is stale; throws TRANSIENT when it is live. */
+    private void takeOverIfStale(LibvirtHost libvirt, StoragePool pool, HostSettings host, String name, String what,
+                                 Call call) {
+        Optional<Content> found = read(libvirt, pool, name);
+        if (found.isEmpty()) {
+            return;
+        }
+        Content content = found.get();
+        if (content.lease().isEmpty()) {
+            Duration wait = UNWRITTEN_GRACE.compareTo(call.deadline().remaining()) < 0
+                    ? UNWRITTEN_GRACE : call.deadline().remaining();
+            sleep(wait, call);
+            Optional<Content> again = read(libvirt, pool, name);
+            if (again.isEmpty() || again.get().lease().isPresent()) {
+                return;
+            }
+            if (wait.compareTo(UNWRITTEN_GRACE) < 0) {
+                throw call.transientFailure("the fetch lease " + name + " on host '" + host.name() + "' is being"
+                        + " written by another process " + what + "; retry in a while", null);
+            }
+        } else {
+            FetchLease lease = content.lease().get();
+            boolean expired = !clock.instant().isBefore(lease.expires());
+            boolean gone = self.knowsGone(lease.holder());
+            if (!expired && !gone) {
+                throw call.transientFailure("another process (" + lease.holder().describe() + ") is " + what
+                        + "; its fetch lease " + name + " expires at " + lease.expires() + ". Retry in a while: once"
+                        + " that fetch is done the image is cached, and should it have died, the lease is stale at"
+                        + " its expiry", null);
+            }
+            LOG.info("taking over the stale fetch lease {} on host {} of {}: {}", name, host.name(),
+                    lease.holder().describe(), expired ? "it expired at " + lease.expires() : "that process is gone");
+        }
+        // Read again just before the delete, so a lease someone took over meanwhile stays.
+        Optional<Content> current = read(libvirt, pool, name);
+        if (current.isPresent() && Arrays.equals(current.get().bytes(), content.bytes())) {
+            Volumes.delete(libvirt, current.get().volume());
+        }
+    }
+
+    private static void sleep(Duration wait, Call call) {
+        try {
+            Thread.sleep(wait.toMillis());
+        } catch (InterruptedException interrupted) {
+            throw call.interrupted(interrupted);
+        }
+    }
+
+    private static Optional<Content> read(LibvirtHost libvirt, StoragePool pool, String name) {
+        Optional<StorageVolume> volume = LibvirtSteps.step("looking up fetch lease volume " + name,
+                () -> libvirt.lookupVolume(pool, name));
+        if (volume.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            byte[] bytes = LibvirtSteps.step("reading fetch lease volume " + name,
+                    () -> libvirt.downloadVolume(volume.get(), FetchLease.READ_CAP));
+            return Optional.of(new Content(volume.get(), bytes, FetchLease.parse(bytes)));
+        } catch (LibvirtException vanished) {
+            if (vanished.is(LibvirtErrorCode.NO_STORAGE_VOLUME)) {
+                return Optional.empty();
+            }
+            throw vanished;
+        }
+    }
+
+    /** A lease volume as read: the volume, its bytes and the lease they hold, if whole. */
+    private record Content(StorageVolume volume, byte[] bytes, Optional<FetchLease> lease) {
+    }
+
+    /** A lease this process took: checked before the marker, released when the fetch ends. */
+    public final class Held {
+        private final HostSettings host;
+        private final String base;
+        private final FetchLease lease;
+        private volatile boolean lost;
+
+        private Held(HostSettings host, String base, FetchLease lease) {
+            this.host = host;
+            this.base = base;
+            this.lease = lease;
+        }
+
+        /** The lease as written. */
+        public FetchLease lease() {
+            return lease;
+        }
+
+        /**
+         * Checks, within a host call, that the pool still holds this lease, just before the marker.
+         *
+         * @throws dev.egressproxies.api.ProviderException TRANSIENT when another process took it over;
+         *                                                 {@link #lost()} is true from then on, and the
+         *                                                 caller must delete nothing
+         */
+        public void requireHeld(LibvirtHost libvirt, StoragePool pool, Call call) {
+            Optional<FetchLease> current = read(libvirt, pool, volumeName(base)).flatMap(Content::lease);
+            if (current.map(found -> found.token().equals(lease.token())).orElse(false)) {
+                return;
+            }
+            lost = true;
+            throw call.transientFailure("this create lost the fetch lease " + volumeName(base) + " on host '"
+                    + host.name() + "' while it fetched base image volume " + base + " ("
+                    + current.map(other -> "now held by " + other.holder().describe()).orElse("it is gone")
+                    + "), so it wrote no marker and left the base to the lease's holder; retry", null);
+        }
+
+        /** Whether {@link #requireHeld} found the lease taken over; the base is then not this create's to delete. */
+        public boolean lost() {
+            return lost;
+        }
+
+        /** Removes the lease if the pool still holds this one, best effort, in a host call of its own. */
+        public void release(Call call) {
+            try {
+                cleanup.cleanUp(host, call, libvirt -> {
+                    String name = volumeName(base);
+                    Optional<Content> current = read(libvirt, Pools.require(libvirt, host, call), name);
+                    if (current.flatMap(Content::lease).map(found -> found.token().equals(lease.token()))
+                            .orElse(false)) {
+                        Volumes.delete(libvirt, current.get().volume());
+                    }
+                    return null;
+                });
+            } catch (RuntimeException failure) {
+                LOG.info("could not remove the fetch lease {} on host {}; it is stale once it expires at {}: {}",
+                        volumeName(base), host.name(), lease.expires(), failure.toString());
+            }
+        }
+    }
+}
