@@ -43,12 +43,12 @@ import org.slf4j.LoggerFactory;
  *       reserve fit into the pool (else QUOTA_EXCEEDED); a marker with another digest than the
  *       configured one is PERMANENT;
  *   <li>otherwise ({@link #ensure}), holding the lock of (host, base volume) in this process, which
- *       a caller waits for only until its deadline, and then the fetch lease of the base in the
- *       pool ({@link FetchLeases}), which keeps other processes off: the base is looked at again
- *       and whatever an interrupted earlier fetch left is removed (a concurrent create may have
- *       fetched it meanwhile); the image's size
- *       is probed (HEAD, or a GET closed at once) within the per-call budget; the image, overlay and
- *       seed reserve must fit into the pool's available bytes; then the image is fetched over a
+ *       a caller waits for only until its deadline: the base is looked at again (a concurrent create
+ *       may have fetched it meanwhile); the image's size is probed (HEAD, or a GET closed at once)
+ *       within the per-call budget; then, holding the fetch lease of the base in the pool
+ *       ({@link FetchLeases}), which keeps other processes off, whatever an interrupted earlier
+ *       fetch left is removed, and the image, overlay and seed reserve must fit into the pool's
+ *       available bytes; then the image is fetched over a
  *       connection of its own ({@link BaseImageTransfer}), the pool refreshed, and the marker
  *       written last, once the lease was found still held. Every failure between the base's
  *       creation and the marker removes the base, unless the lease was lost meanwhile; the lease is
@@ -117,33 +117,30 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
         });
     }
 
-    /** The base's path: the one found complete, or the one fetched under the fetch lease, set into {@code lease}. */
+    /**
+     * The base's path: the one found complete, or the one fetched under the fetch lease, set into
+     * {@code lease}. The size probe comes before the lease, so a server that refuses the image
+     * makes nothing be written.
+     */
     private String leasedEnsure(HostSettings host, Kvm2Image image, Call call, String what,
                                 AtomicReference<FetchLeases.Held> lease) {
-        Optional<String> cached = hosts.call(host, call, libvirt -> {
-            StoragePool pool = Pools.require(libvirt, host, call);
-            PoolInfo info = Pools.requireRunning(libvirt, pool, host, call);
-            Optional<String> complete = CachedBase.inspect(libvirt, pool, host, image, call).completePath();
-            if (complete.isEmpty()) {
-                // Only the lease's holder may remove a base without marker: it may be another process's upload.
-                lease.set(leases.acquire(libvirt, pool, host, image.volume(), what, call));
-                complete = CachedBase.inspect(libvirt, pool, host, image, call).completeOrCleared(libvirt, host);
-            }
-            if (complete.isPresent()) {
-                space.require(info, 0, host, call);
-            }
-            return complete;
-        });
+        Optional<String> cached = hosts.call(host, call,
+                libvirt -> cachedPath(libvirt, Pools.require(libvirt, host, call), host, image, call));
         if (cached.isPresent()) {
             return cached.get();
         }
         long publishedBytes = publishedBytes(image, call);
-        hosts.call(host, call, libvirt -> {
+        Optional<String> fetchedMeanwhile = hosts.call(host, call, libvirt -> {
             StoragePool pool = Pools.require(libvirt, host, call);
-            space.require(Pools.requireRunning(libvirt, pool, host, call), publishedBytes, host, call);
-            return null;
+            // Only the lease's holder may remove a base without marker: it may be another process's upload.
+            lease.set(leases.acquire(libvirt, pool, host, image.volume(), what, call));
+            Optional<String> complete = CachedBase.inspect(libvirt, pool, host, image, call)
+                    .completeOrCleared(libvirt, host);
+            space.require(Pools.requireRunning(libvirt, pool, host, call), complete.isPresent() ? 0 : publishedBytes,
+                    host, call);
+            return complete;
         });
-        return fetch(host, image, call, lease.get());
+        return fetchedMeanwhile.orElseGet(() -> fetch(host, image, call, lease.get()));
     }
 
     /** Every catalogue image can be fetched: a size probe per image, nothing downloaded. */

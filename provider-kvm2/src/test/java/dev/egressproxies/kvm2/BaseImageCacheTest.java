@@ -63,8 +63,8 @@ class BaseImageCacheTest {
         assertThat(host.callLog()).containsSubsequence("uploadVolume", "refreshPool", "createVolume", "uploadVolume",
                 "lookupVolume", "createVolume");
         int refresh = host.callLog().indexOf("refreshPool");
-        assertThat(host.callLog().subList(0, refresh)).as("before the refresh: one volume, the base")
-                .filteredOn("createVolume"::equals).hasSize(1);
+        assertThat(host.callLog().subList(0, refresh)).as("before the refresh: the fetch lease and the base")
+                .filteredOn("createVolume"::equals).hasSize(2);
     }
 
     @Test
@@ -101,7 +101,7 @@ class BaseImageCacheTest {
         assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(1);
         assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
         assertThat(new String(host.volume(POOL, MARKER).content, StandardCharsets.US_ASCII)).isEqualTo(IMAGE_SHA256);
-        assertThat(host.callCounts()).containsEntry("deleteVolume", 1);
+        assertThat(host.callCounts()).containsEntry("deleteVolume", 2); // the marker, then the fetch lease
     }
 
     @Test
@@ -112,7 +112,7 @@ class BaseImageCacheTest {
         fixture.create("proxy-1");
 
         assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(1);
-        assertThat(host.callCounts()).containsEntry("deleteVolume", 2);
+        assertThat(host.callCounts()).containsEntry("deleteVolume", 3); // marker, base, then the fetch lease
         assertThat(new String(host.volume(POOL, MARKER).content, StandardCharsets.US_ASCII)).isEqualTo(IMAGE_SHA256);
     }
 

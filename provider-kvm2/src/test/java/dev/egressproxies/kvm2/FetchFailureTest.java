@@ -88,7 +88,7 @@ class FetchFailureTest {
 
             assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
             assertThat(error.detail()).contains("sha256");
-            assertThat(wrong.host.callCounts()).containsEntry("createVolume", 1).containsEntry("deleteVolume", 1);
+            assertThat(wrong.host.callCounts()).containsEntry("createVolume", 2).containsEntry("deleteVolume", 2);
             assertThat(wrong.volumes()).isEmpty();
         }
     }
@@ -109,7 +109,9 @@ class FetchFailureTest {
 
     @Test
     void anUploadLibvirtRefusesRemovesTheBase() {
-        host.failNext("uploadVolume", FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "stream broke"));
+        // The first upload writes the fetch lease.
+        host.after("uploadVolume", () -> host.failNext("uploadVolume",
+                FakeLibvirtHost.error(LibvirtErrorCode.INTERNAL_ERROR, "stream broke")));
 
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
@@ -147,7 +149,7 @@ class FetchFailureTest {
                 .contains("writing marker volume");
 
         assertThat(fixture.volumes()).isEmpty();
-        assertThat(host.callCounts()).containsEntry("deleteVolume", 2);
+        assertThat(host.callCounts()).containsEntry("deleteVolume", 3); // the marker, the base and the lease
     }
 
     @Test
@@ -178,7 +180,7 @@ class FetchFailureTest {
 
             assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
             assertThat(error.detail()).containsAnyOf("budget", "did not end");
-            assertThat(budgeted.host.callCounts()).containsEntry("deleteVolume", 1);
+            assertThat(budgeted.host.callCounts()).containsEntry("deleteVolume", 2); // the base and the lease
             assertThat(budgeted.volumes()).isEmpty();
         }
     }
@@ -209,7 +211,8 @@ class FetchFailureTest {
     }
 
     private void assertBaseCreatedThenRemoved() {
-        assertThat(host.callCounts()).containsEntry("createVolume", 1).containsEntry("deleteVolume", 1);
+        // The fetch lease and the base, each removed again.
+        assertThat(host.callCounts()).containsEntry("createVolume", 2).containsEntry("deleteVolume", 2);
         assertThat(fixture.volumes()).isEmpty();
     }
 

@@ -38,7 +38,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * killed with SIGKILL at a {@link Point} (mid-upload, after the upload before the marker, ...),
  * then a fresh JVM creates the same instance again. That create must succeed and leave exactly one
  * running domain, the base and its marker holding the image's sha256, the instance's overlay and
- * seed, and no other volume; a delete then leaves only the cached base and marker.
+ * seed, and no other volume; a delete then leaves only the cached base and marker. A kill during
+ * the fetch leaves the fetch lease behind; its holder, on this machine, is gone, so the next create
+ * takes it over at once rather than waiting for its expiry.
  *
  * <p>Before each kill the test checks that the pool holds what the point implies, so a point the
  * create never reached cannot pass unnoticed. Both JVMs run {@link Kvm2CreateMain}; the first stops
@@ -58,12 +60,13 @@ class Kvm2CrashConsistencyTest {
     /** Where a create is killed: right before a libvirt call, or while its image is half uploaded. */
     enum Point {
         /** The image's upload, half of it sent, the rest withheld by the HTTP server. */
-        MID_UPLOAD(null, null, false, true, names -> Set.of(names.base())),
+        MID_UPLOAD(null, null, false, true, names -> Set.of(names.base(), names.lease())),
         /** The upload done and the pool refreshed; the marker not yet created. */
-        AFTER_UPLOAD_BEFORE_MARKER("createVolume", Names::marker, false, true, names -> Set.of(names.base())),
+        AFTER_UPLOAD_BEFORE_MARKER("createVolume", Names::marker, false, true,
+                names -> Set.of(names.base(), names.lease())),
         /** The marker volume created, its digest not yet written. */
         MARKER_WITHOUT_DIGEST("uploadVolume", Names::marker, false, true,
-                names -> Set.of(names.base(), names.marker())),
+                names -> Set.of(names.base(), names.marker(), names.lease())),
         /** The overlay created; the seed not yet. */
         AFTER_OVERLAY("createVolume", Names::seed, false, false,
                 names -> Set.of(names.base(), names.marker(), names.overlay())),
@@ -120,6 +123,11 @@ class Kvm2CrashConsistencyTest {
             return base() + ".sha256";
         }
 
+        /** The fetch lease the killed JVM held while it fetched; the next create takes it over at once. */
+        String lease() {
+            return base() + ".lease";
+        }
+
         String overlay() {
             return InstanceVolumes.overlay(entry(), instance());
         }
@@ -138,13 +146,18 @@ class Kvm2CrashConsistencyTest {
 
     @AfterEach
     void removeWhatTheTestMade() {
-        for (String domain : Virsh.domains(names.token())) {
+        removeNamedWith(stack, names.token());
+    }
+
+    /** Removes every domain and volume whose name starts with {@code token}. */
+    static void removeNamedWith(TestStack stack, String token) {
+        for (String domain : Virsh.domains(token)) {
             if (Virsh.run("domstate", domain).strip().equals("running")) {
                 Virsh.run("destroy", domain);
             }
             Virsh.run("undefine", domain, "--managed-save", "--snapshots-metadata", "--nvram");
         }
-        for (String volume : Virsh.volumes(stack.pool(), names.token())) {
+        for (String volume : Virsh.volumes(stack.pool(), token)) {
             Virsh.run("vol-delete", "--pool", stack.pool(), volume);
         }
     }

@@ -16,6 +16,8 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,10 +46,13 @@ import org.slf4j.LoggerFactory;
  *   <li>the holder reads its token again just before writing the marker ({@link Held#requireHeld})
  *       and, having lost the lease, fails TRANSIENT and deletes nothing;
  *   <li>the holder removes the lease after the marker was written and on every failure, best
- *       effort; a lease left behind is stale by its expiry or its dead holder.
+ *       effort; a lease left behind is stale by its expiry or its dead holder, and at once to the
+ *       {@code FetchLeases} that took it (the caller holds its in-process lock of the base, so the
+ *       lease is no fetch under way), as when a lost link kept it from removing its lease.
  * </ul>
  *
- * <p>What remains racy: between reading a stale lease again and deleting it, another process may
+ * <p>Callers must hold their in-process lock of (host, base volume) around {@link #acquire} and
+ * the fetch. What remains racy: between reading a stale lease again and deleting it, another process may
  * have deleted and re-taken it; the delete then removes that newer lease, and two processes believe
  * they hold it. That needs two takeovers of one stale lease within one libvirt round trip; the
  * holder's token check before the marker then catches the loser unless it also falls into the
@@ -60,6 +65,9 @@ public final class FetchLeases {
     /** How long a lease volume may stay without content before it counts as left by a crash. */
     public static final Duration UNWRITTEN_GRACE = Duration.ofSeconds(2);
 
+    /** The capacity of a lease volume: the lease's text and then some. */
+    public static final int VOLUME_BYTES = FetchLease.READ_CAP;
+
     private static final Logger LOG = LoggerFactory.getLogger(FetchLeases.class);
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final int CONTESTED_ATTEMPTS = 3;
@@ -67,6 +75,8 @@ public final class FetchLeases {
     private final BaseImageDiscard cleanup;
     private final LeaseHolder self;
     private final Clock clock;
+    /** Tokens of leases this instance took and has not seen removed: found again, they are its own leftovers. */
+    private final Set<String> taken = ConcurrentHashMap.newKeySet();
 
     /** Leases held by this process, released through {@code cleanup}'s best-effort host calls. */
     public FetchLeases(BaseImageDiscard cleanup) {
@@ -104,6 +114,7 @@ public final class FetchLeases {
             Optional<StorageVolume> created = create(libvirt, pool, name);
             if (created.isPresent()) {
                 write(libvirt, created.get(), lease);
+                taken.add(lease.token());
                 return new Held(host, base, lease);
             }
             takeOverIfStale(libvirt, pool, host, name, what, call);
@@ -122,7 +133,7 @@ public final class FetchLeases {
     private static Optional<StorageVolume> create(LibvirtHost libvirt, StoragePool pool, String name) {
         try {
             return Optional.of(LibvirtSteps.step("creating fetch lease volume " + name,
-                    () -> libvirt.createVolume(pool, VolumeXml.raw(name, FetchLease.READ_CAP))));
+                    () -> libvirt.createVolume(pool, VolumeXml.raw(name, VOLUME_BYTES))));
         } catch (LibvirtException exists) {
             if (exists.is(LibvirtErrorCode.STORAGE_VOLUME_EXISTS)) {
                 return Optional.empty();
@@ -170,19 +181,24 @@ public final class FetchLeases {
             FetchLease lease = content.lease().get();
             boolean expired = !clock.instant().isBefore(lease.expires());
             boolean gone = self.knowsGone(lease.holder());
-            if (!expired && !gone) {
+            // The caller holds this process's lock of the base, so a lease of its own is one an
+            // earlier fetch could not release (the link was lost), not a fetch under way.
+            boolean leftover = taken.contains(lease.token());
+            if (!expired && !gone && !leftover) {
                 throw call.transientFailure("another process (" + lease.holder().describe() + ") is " + what
                         + "; its fetch lease " + name + " expires at " + lease.expires() + ". Retry in a while: once"
                         + " that fetch is done the image is cached, and should it have died, the lease is stale at"
                         + " its expiry", null);
             }
             LOG.info("taking over the stale fetch lease {} on host {} of {}: {}", name, host.name(),
-                    lease.holder().describe(), expired ? "it expired at " + lease.expires() : "that process is gone");
+                    lease.holder().describe(), expired ? "it expired at " + lease.expires()
+                    : leftover ? "this process could not remove it earlier" : "that process is gone");
         }
         // Read again just before the delete, so a lease someone took over meanwhile stays.
         Optional<Content> current = read(libvirt, pool, name);
         if (current.isPresent() && Arrays.equals(current.get().bytes(), content.bytes())) {
             Volumes.delete(libvirt, current.get().volume());
+            content.lease().ifPresent(removed -> taken.remove(removed.token()));
         }
     }
 
@@ -268,6 +284,7 @@ public final class FetchLeases {
                             .orElse(false)) {
                         Volumes.delete(libvirt, current.get().volume());
                     }
+                    taken.remove(lease.token());
                     return null;
                 });
             } catch (RuntimeException failure) {

@@ -11,6 +11,7 @@ import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.host.HostCall;
 import dev.egressproxies.kvm.common.host.HostConnections;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import java.nio.charset.StandardCharsets;
@@ -126,6 +127,19 @@ class FetchLeasesTest {
 
         assertThat(held.lost()).isFalse();
         assertThat(fake.volumeNames(HOST.pool())).doesNotContain(LEASE);
+    }
+
+    @Test
+    void aLeaseThisInstanceCouldNotReleaseIsItsOwnLeftoverAndTakenOverAtOnce() {
+        FetchLeases leases = leases(LeaseHolder.current(), NOW);
+        FetchLeases.Held earlier = leases.acquire(fake, pool(), HOST, BASE, WHAT, call);
+        fake.failNext("lookupVolume", FakeLibvirtHost.error(LibvirtErrorCode.RPC, "connection closed"));
+        earlier.release(call);
+        assertThat(fake.volumeNames(HOST.pool())).contains(LEASE);
+
+        FetchLeases.Held again = leases.acquire(fake, pool(), HOST, BASE, WHAT, call);
+
+        assertThat(leaseText()).contains("token=" + again.lease().token());
     }
 
     @Test

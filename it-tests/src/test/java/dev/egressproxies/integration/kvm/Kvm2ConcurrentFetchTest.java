@@ -1,0 +1,127 @@
+package dev.egressproxies.integration.kvm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.integration.ConfiguredProviders;
+import dev.egressproxies.integration.TestProviderContext;
+import dev.egressproxies.kvm.common.testing.ImageServer;
+import dev.egressproxies.kvm.common.teststack.Commands;
+import dev.egressproxies.kvm.common.teststack.TestStack;
+import dev.egressproxies.kvm.common.teststack.Virsh;
+import dev.egressproxies.kvm2.Kvm2Provider;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two processes creating on one host from one uncached image at once, on the real stack: the
+ * first ({@link Kvm2CreateMain} in a JVM of its own) takes the fetch lease and is held mid-upload
+ * by a stalling image server; the second, in another JVM, must leave the first's partial base alone
+ * and fail TRANSIENT naming the other process. Once the first finished, the second's retry reuses
+ * the base: the image was downloaded once, and the base holds exactly the image (its sha256).
+ */
+@Tag("integration")
+@ExtendWith(NoKvmLeftovers.class)
+class Kvm2ConcurrentFetchTest {
+    private static final String IMAGE_KEY = "img";
+    private static final String IMAGE_PATH = "/concurrent.qcow2";
+    /** Long enough for a JVM start, an SSH login and a create; reached only when something hangs. */
+    private static final Duration STUCK_AFTER = Duration.ofMinutes(2);
+
+    @TempDir
+    Path temporary;
+
+    private final TestStack stack = TestStack.load();
+    private final Kvm2CrashConsistencyTest.Names names = new Kvm2CrashConsistencyTest.Names(
+            NoKvmLeftovers.CRASH_PREFIX + "fetch-" + HexFormat.of().formatHex(randomBytes()));
+
+    @AfterEach
+    void removeWhatTheTestMade() {
+        Kvm2CrashConsistencyTest.removeNamedWith(stack, names.token());
+    }
+
+    @Test
+    void aSecondProcessLeavesTheFirstsUploadAloneAndItsRetryReusesTheBase() throws Exception {
+        Path imageFile = temporary.resolve("concurrent.qcow2");
+        Commands.run(30, "qemu-img", "create", "-q", "-f", "qcow2", "-o", "preallocation=full", imageFile.toString(),
+                "3M");
+        byte[] image = Files.readAllBytes(imageFile);
+        String sha256 = KvmTestConfig.sha256(imageFile);
+        String second = names.token() + "-vm2";
+        CountDownLatch stalled = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (ImageServer server = new ImageServer()) {
+            server.serveStalled(IMAGE_PATH, image, image.length / 2, stalled, release);
+            Path config = temporary.resolve("config.yaml");
+            Files.writeString(config, KvmTestConfig.kvm2().entry(names.entry()).catalogueImage(IMAGE_KEY,
+                    "{url: " + KvmTestConfig.quoted(server.url(IMAGE_PATH)) + ", sha256: " + sha256
+                            + ", firmware: bios}").yaml());
+
+            try (ChildJvm first = ChildJvm.start(Kvm2CreateMain.class, temporary.resolve("first.log"),
+                    Kvm2CreateMain.arguments(config, names.entry(), names.instance(), IMAGE_KEY))) {
+                assertThat(stalled.await(STUCK_AFTER.toSeconds(), TimeUnit.SECONDS))
+                        .as("the first create's download started; %s", first.output()).isTrue();
+                assertThat(Virsh.volumes(stack.pool(), names.token())).as("volumes during the first upload")
+                        .containsExactlyInAnyOrder(names.base(), names.lease());
+
+                Optional<String> refused = createIn("second.log", config, second, "FAILED ");
+                assertThat(refused).as("the second create while the first uploads").isPresent();
+                assertThat(refused.get()).startsWith("FAILED TRANSIENT").contains("another process (process ")
+                        .contains("is fetching image");
+                assertThat(Virsh.volumes(stack.pool(), names.token())).as("volumes after the second create")
+                        .containsExactlyInAnyOrder(names.base(), names.lease());
+
+                server.serve(IMAGE_PATH, image);
+                release.countDown();
+                assertThat(first.awaitLine(Kvm2CreateMain.CREATED, STUCK_AFTER)).as("the first create; %s",
+                        first.output()).isPresent();
+            }
+            Optional<String> retried = createIn("retry.log", config, second, Kvm2CreateMain.CREATED);
+            assertThat(retried).as("the second create's retry").isPresent();
+
+            assertThat(server.gets(IMAGE_PATH)).as("downloads of the image").isEqualTo(1);
+            Path base = temporary.resolve("base");
+            Virsh.run("vol-download", "--pool", stack.pool(), names.base(), base.toString());
+            assertThat(KvmTestConfig.sha256(base)).as("sha256 of the base volume").isEqualTo(sha256);
+            assertThat(Virsh.volumes(stack.pool(), names.token())).as("volumes after both creates")
+                    .contains(names.base(), names.marker()).doesNotContain(names.lease());
+            System.out.println("[kvm2 concurrent fetch] second create while the first uploaded: " + refused.get()
+                    .lines().findFirst().orElse("") + "; retried: " + retried.get());
+
+            try (Kvm2Provider provider = ConfiguredProviders.providerFromYaml(Files.readString(config),
+                    names.entry(), Kvm2Provider.class, new TestProviderContext(temporary))) {
+                provider.delete(KvmTestConfig.HOST + "/" + names.instance(), Deadline.after(STUCK_AFTER));
+                provider.delete(KvmTestConfig.HOST + "/" + second, Deadline.after(STUCK_AFTER));
+            }
+        } finally {
+            release.countDown();
+        }
+    }
+
+    /** Runs a create of {@code name} in a JVM of its own; its first output line starting with {@code prefix}. */
+    private Optional<String> createIn(String log, Path config, String name, String prefix) throws Exception {
+        try (ChildJvm create = ChildJvm.start(Kvm2CreateMain.class, temporary.resolve(log),
+                Kvm2CreateMain.arguments(config, names.entry(), name, IMAGE_KEY))) {
+            Optional<String> line = create.awaitLine(prefix, STUCK_AFTER);
+            create.awaitExit(STUCK_AFTER);
+            return line;
+        }
+    }
+
+    private static byte[] randomBytes() {
+        byte[] random = new byte[4];
+        ThreadLocalRandom.current().nextBytes(random);
+        return random;
+    }
+}
