@@ -8,7 +8,6 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
 import dev.egressproxies.kvm.common.libvirt.StorageVolume;
 import dev.egressproxies.kvm.common.xml.VolumeXml;
-import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Optional;
@@ -125,17 +124,7 @@ final class CachedBase {
         byte[] content = digest.getBytes(StandardCharsets.US_ASCII);
         StorageVolume marker = LibvirtSteps.step("creating marker volume " + image.marker(),
                 () -> libvirt.createVolume(pool, VolumeXml.raw(image.marker(), MARKER_BYTES)));
-        try {
-            LibvirtSteps.run("writing marker volume " + image.marker(),
-                    () -> libvirt.uploadVolume(marker, new ByteArrayInputStream(content), content.length));
-        } catch (RuntimeException failure) {
-            try {
-                Volumes.delete(libvirt, marker);
-            } catch (RuntimeException cleanup) {
-                failure.addSuppressed(cleanup);
-            }
-            throw failure;
-        }
+        Volumes.fill(libvirt, marker, content, "writing marker volume " + image.marker());
     }
 
     private static void requireConfiguredDigest(Kvm2Image image, String cached, HostSettings host, Call call) {

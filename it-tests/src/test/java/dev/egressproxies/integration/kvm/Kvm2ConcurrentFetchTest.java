@@ -14,10 +14,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -27,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Two processes creating on one host from one uncached image at once, on the real stack: the
  * first ({@link Kvm2CreateMain} in a JVM of its own) takes the fetch lease and is held mid-upload
- * by a stalling image server; the second, in another JVM, must leave the first's partial base alone
+ * by an image server that sends the second half only when the test says; the second, in another JVM, must leave the first's partial base alone
  * and fail TRANSIENT naming the other process. Once the first finished, the second's retry reuses
  * the base: the image was downloaded once, and the base holds exactly the image (its sha256).
  */
@@ -44,7 +43,7 @@ class Kvm2ConcurrentFetchTest {
 
     private final TestStack stack = TestStack.load();
     private final Kvm2CrashConsistencyTest.Names names = new Kvm2CrashConsistencyTest.Names(
-            NoKvmLeftovers.CRASH_PREFIX + "fetch-" + HexFormat.of().formatHex(randomBytes()));
+            NoKvmLeftovers.CRASH_PREFIX + "fetch-" + HexFormat.of().formatHex(Kvm2CrashConsistencyTest.randomBytes()));
 
     @AfterEach
     void removeWhatTheTestMade() {
@@ -59,30 +58,28 @@ class Kvm2ConcurrentFetchTest {
         byte[] image = Files.readAllBytes(imageFile);
         String sha256 = KvmTestConfig.sha256(imageFile);
         String second = names.token() + "-vm2";
-        CountDownLatch stalled = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         try (ImageServer server = new ImageServer()) {
-            server.serveStalled(IMAGE_PATH, image, image.length / 2, stalled, release);
+            server.serveInTwoParts(IMAGE_PATH, image, image.length / 2, release);
             Path config = temporary.resolve("config.yaml");
             Files.writeString(config, KvmTestConfig.kvm2().entry(names.entry()).catalogueImage(IMAGE_KEY,
                     "{url: " + KvmTestConfig.quoted(server.url(IMAGE_PATH)) + ", sha256: " + sha256
                             + ", firmware: bios}").yaml());
 
+            Optional<String> refused;
             try (ChildJvm first = ChildJvm.start(Kvm2CreateMain.class, temporary.resolve("first.log"),
                     Kvm2CreateMain.arguments(config, names.entry(), names.instance(), IMAGE_KEY))) {
-                assertThat(stalled.await(STUCK_AFTER.toSeconds(), TimeUnit.SECONDS))
-                        .as("the first create's download started; %s", first.output()).isTrue();
-                assertThat(Virsh.volumes(stack.pool(), names.token())).as("volumes during the first upload")
+                assertThat(awaitVolumes(names.base(), names.lease()))
+                        .as("volumes during the first upload; %s", first.output())
                         .containsExactlyInAnyOrder(names.base(), names.lease());
 
-                Optional<String> refused = createIn("second.log", config, second, "FAILED ");
+                refused = createIn("second.log", config, second, "FAILED ");
                 assertThat(refused).as("the second create while the first uploads").isPresent();
                 assertThat(refused.get()).startsWith("FAILED TRANSIENT").contains("another process (process ")
                         .contains("is fetching image");
                 assertThat(Virsh.volumes(stack.pool(), names.token())).as("volumes after the second create")
                         .containsExactlyInAnyOrder(names.base(), names.lease());
 
-                server.serve(IMAGE_PATH, image);
                 release.countDown();
                 assertThat(first.awaitLine(Kvm2CreateMain.CREATED, STUCK_AFTER)).as("the first create; %s",
                         first.output()).isPresent();
@@ -109,6 +106,17 @@ class Kvm2ConcurrentFetchTest {
         }
     }
 
+    /** The test's volumes once they include {@code expected}, or as they are after a while. */
+    private List<String> awaitVolumes(String... expected) throws InterruptedException {
+        long until = System.nanoTime() + STUCK_AFTER.toNanos();
+        List<String> volumes = Virsh.volumes(stack.pool(), names.token());
+        while (!volumes.containsAll(List.of(expected)) && System.nanoTime() < until) {
+            Thread.sleep(100);
+            volumes = Virsh.volumes(stack.pool(), names.token());
+        }
+        return volumes;
+    }
+
     /** Runs a create of {@code name} in a JVM of its own; its first output line starting with {@code prefix}. */
     private Optional<String> createIn(String log, Path config, String name, String prefix) throws Exception {
         try (ChildJvm create = ChildJvm.start(Kvm2CreateMain.class, temporary.resolve(log),
@@ -117,11 +125,5 @@ class Kvm2ConcurrentFetchTest {
             create.awaitExit(STUCK_AFTER);
             return line;
         }
-    }
-
-    private static byte[] randomBytes() {
-        byte[] random = new byte[4];
-        ThreadLocalRandom.current().nextBytes(random);
-        return random;
     }
 }

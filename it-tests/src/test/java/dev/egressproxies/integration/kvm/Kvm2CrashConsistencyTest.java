@@ -327,7 +327,7 @@ class Kvm2CrashConsistencyTest {
         return file;
     }
 
-    private static byte[] randomBytes() {
+    static byte[] randomBytes() {
         byte[] random = new byte[4];
         ThreadLocalRandom.current().nextBytes(random);
         return random;

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code .complete} marker; {@code kvm2}'s {@code kvm2-test+tiny.base.qcow2}, the conformance
  * suite's other entry's {@code kvm2-test-other+tiny.base.qcow2} and the real guest's
  * {@code guest-e2e+...base.qcow2}, each with its {@code .sha256} marker) are meant to stay; the
- * remaining volumes are printed.
+ * remaining volumes are printed. A fetch lease ({@code BASE.lease}) exists only while a fetch runs;
+ * one of a prefixed base counts as a leftover like the base, one of a kept base shows in that list.
  *
  * <p>Before the class, leftovers of an earlier, aborted run are removed and listed, so they are not
  * blamed on this one. Nested classes (the conformance suite's groups) are skipped: the top-level

@@ -7,7 +7,6 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
 import dev.egressproxies.kvm.common.libvirt.StorageVolume;
 import dev.egressproxies.kvm.common.xml.VolumeXml;
-import java.io.ByteArrayInputStream;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -143,18 +142,7 @@ public final class FetchLeases {
     }
 
     private static void write(LibvirtHost libvirt, StorageVolume volume, FetchLease lease) {
-        byte[] content = lease.bytes();
-        try {
-            LibvirtSteps.run("writing fetch lease volume " + volume.name(),
-                    () -> libvirt.uploadVolume(volume, new ByteArrayInputStream(content), content.length));
-        } catch (RuntimeException failure) {
-            try {
-                Volumes.delete(libvirt, volume);
-            } catch (RuntimeException cleanup) {
-                failure.addSuppressed(cleanup);
-            }
-            throw failure;
-        }
+        Volumes.fill(libvirt, volume, lease.bytes(), "writing fetch lease volume " + volume.name());
     }
 
     /** Deletes the existing lease when it is stale; throws TRANSIENT when it is live. */

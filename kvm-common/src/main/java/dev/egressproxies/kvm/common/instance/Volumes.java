@@ -5,6 +5,7 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
 import dev.egressproxies.kvm.common.libvirt.StorageVolume;
+import java.io.ByteArrayInputStream;
 import java.util.Optional;
 
 /**
@@ -20,6 +21,26 @@ public final class Volumes {
                 () -> libvirt.lookupVolume(pool, name));
         volume.ifPresent(present -> delete(libvirt, present));
         return volume.isPresent();
+    }
+
+    /**
+     * Writes {@code content} into the new {@code volume}, deleting the volume when that fails (a
+     * volume that exists but holds nothing would read as another's or as debris).
+     *
+     * @param step what the write is, for the error ("writing marker volume ...")
+     */
+    public static void fill(LibvirtHost libvirt, StorageVolume volume, byte[] content, String step) {
+        try {
+            LibvirtSteps.run(step, () -> libvirt.uploadVolume(volume, new ByteArrayInputStream(content),
+                    content.length));
+        } catch (RuntimeException failure) {
+            try {
+                delete(libvirt, volume);
+            } catch (RuntimeException cleanup) {
+                failure.addSuppressed(cleanup);
+            }
+            throw failure;
+        }
     }
 
     /** Deletes the volume; one that is gone meanwhile counts as deleted. */
