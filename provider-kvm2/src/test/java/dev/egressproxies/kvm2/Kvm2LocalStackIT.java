@@ -12,6 +12,7 @@ import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.host.CachingHostConnections;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
+import dev.egressproxies.kvm.common.instance.FetchLeases;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
 import dev.egressproxies.kvm.common.local.LocalSocketDialer;
 import dev.egressproxies.kvm.common.testing.ImageServer;
@@ -80,6 +81,7 @@ class Kvm2LocalStackIT {
             String base = BaseVolumeNames.base(entry, key, "qcow2");
             leftovers.volume(base);
             leftovers.volume(BaseVolumeNames.marker(base));
+            leftovers.volume(FetchLeases.volumeName(base));
         }
     }
 
@@ -112,6 +114,8 @@ class Kvm2LocalStackIT {
         assertThat(volume(BaseVolumeNames.marker(base), 1024)).isEqualTo(
                 TestBytes.sha256(image).getBytes(StandardCharsets.US_ASCII));
         assertThat(volume(base, image.length + 1024)).isEqualTo(image);
+        assertThat(volumeExists(FetchLeases.volumeName(base))).as("the fetch lease, removed after the marker")
+                .isFalse();
 
         provider.delete(id, Requests.deadline());
 
