@@ -96,7 +96,8 @@ class Kvm2ImageFaultTest {
                         true, 1, ErrorKind.PERMANENT, List.of("no Content-Length")),
                 new Fault("Content-Length 0", (server, image) -> server.serve(PATH, new byte[0]), true, 0,
                         ErrorKind.PERMANENT, List.of("empty image", "Content-Length 0")),
-                new Fault("short body", (server, image) -> server.serveCutOff(PATH, image, image.length / 2), true,
+                new Fault("short body", (server, image) -> server.serveCutOffAfter(PATH, image, image.length / 2,
+                        Duration.ofMillis(300)), true,
                         1, ErrorKind.TRANSIENT, List.of("of the image", "retry")),
                 new Fault("wrong bytes", (server, image) -> server.serve(PATH, image), false, 1, ErrorKind.PERMANENT,
                         List.of("sha256", "not the configured")));

@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -138,6 +139,32 @@ public final class ImageServer implements AutoCloseable {
             body.write(content, 0, sent);
             body.flush();
             // Closing the exchange with bytes missing makes the server drop the connection.
+            exchange.close();
+        });
+        return this;
+    }
+
+    /**
+     * Like {@link #serveCutOff}, but drops the connection only {@code pause} after the first bytes
+     * went out: the client has then surely handed the response over and is reading the body. Cut off
+     * at once, the JDK client may fail the request itself before it returns the response, which is
+     * a real but different failure ("could not fetch"), so a test of a body that ends early needs
+     * the pause to test what it says.
+     */
+    public ImageServer serveCutOffAfter(String path, byte[] content, int sent, Duration pause) {
+        answers.put(path, exchange -> {
+            if (answeredHead(exchange, content.length)) {
+                return;
+            }
+            exchange.sendResponseHeaders(200, content.length);
+            OutputStream body = exchange.getResponseBody();
+            body.write(content, 0, sent);
+            body.flush();
+            try {
+                Thread.sleep(pause.toMillis());
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
             exchange.close();
         });
         return this;
