@@ -130,18 +130,7 @@ public final class ImageServer implements AutoCloseable {
 
     /** Declares {@code content}'s length but sends only its first {@code sent} bytes, then drops the connection. */
     public ImageServer serveCutOff(String path, byte[] content, int sent) {
-        answers.put(path, exchange -> {
-            if (answeredHead(exchange, content.length)) {
-                return;
-            }
-            exchange.sendResponseHeaders(200, content.length);
-            OutputStream body = exchange.getResponseBody();
-            body.write(content, 0, sent);
-            body.flush();
-            // Closing the exchange with bytes missing makes the server drop the connection.
-            exchange.close();
-        });
-        return this;
+        return serveCutOffAfter(path, content, sent, Duration.ZERO);
     }
 
     /**
@@ -160,11 +149,14 @@ public final class ImageServer implements AutoCloseable {
             OutputStream body = exchange.getResponseBody();
             body.write(content, 0, sent);
             body.flush();
-            try {
-                Thread.sleep(pause.toMillis());
-            } catch (InterruptedException interrupted) {
-                Thread.currentThread().interrupt();
+            if (!pause.isZero()) {
+                try {
+                    Thread.sleep(pause.toMillis());
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
+            // Closing the exchange with bytes missing makes the server drop the connection.
             exchange.close();
         });
         return this;
