@@ -227,8 +227,6 @@ class FetchFailureTest {
      * begins, and a test of what happens to a created base would then test nothing.
      */
     private CountDownLatch baseVolumeCreated() {
-        CountDownLatch created = new CountDownLatch(1);
-        host.after("createVolume", created::countDown);
-        return created;
+        return host.whenVolumeCreated(Kvm2Fixture.POOL, Kvm2Fixture.BASE_VOLUME);
     }
 }

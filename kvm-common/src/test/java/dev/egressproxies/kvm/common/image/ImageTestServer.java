@@ -22,6 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * empty answer, a body cut off or stalled midway, an encoded one, a redirect.
  */
 final class ImageTestServer implements AutoCloseable {
+    /** How long a cut-off body stays open after its last bytes, so the client reads them as a body. */
+    private static final long CUT_OFF_PAUSE_MILLIS = 200;
+
     /** How a path answers. */
     interface Answer {
         void respond(HttpExchange exchange) throws IOException;
@@ -115,13 +118,23 @@ final class ImageTestServer implements AutoCloseable {
         return answer(path, exchange -> exchange.sendResponseHeaders(200, -1));
     }
 
-    /** Announces {@code content}'s length, sends its first {@code sent} bytes, then drops the connection. */
+    /**
+     * Announces {@code content}'s length, sends its first {@code sent} bytes, then drops the
+     * connection a moment later: cut off at once, the JDK client may fail the request before it
+     * returns the response (an "unreachable" failure), which is not the body that ends early these
+     * tests are about.
+     */
     ImageTestServer serveCutOff(String path, byte[] content, int sent) {
         return answer(path, exchange -> {
             exchange.sendResponseHeaders(200, content.length);
             OutputStream body = exchange.getResponseBody();
             body.write(content, 0, sent);
             body.flush();
+            try {
+                Thread.sleep(CUT_OFF_PAUSE_MILLIS);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
             // Closing the exchange with bytes missing makes this server drop the connection.
             exchange.close();
         });

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -221,6 +222,25 @@ public final class FakeLibvirtHost implements LibvirtHost {
     public synchronized FakeLibvirtHost after(String method, Runnable action) {
         afterHooks.computeIfAbsent(method, unused -> new ArrayDeque<>()).add(action);
         return this;
+    }
+
+    /**
+     * A latch that opens once a {@code createVolume} call made volume {@code name} exist in
+     * {@code pool}: other volumes created first (a fetch lease, say) leave it shut.
+     */
+    public CountDownLatch whenVolumeCreated(String pool, String name) {
+        CountDownLatch created = new CountDownLatch(1);
+        after("createVolume", new Runnable() {
+            @Override
+            public void run() {
+                if (volumeNames(pool).contains(name)) {
+                    created.countDown();
+                } else {
+                    after("createVolume", this);
+                }
+            }
+        });
+        return created;
     }
 
     /** How often each method was called, by name. */
