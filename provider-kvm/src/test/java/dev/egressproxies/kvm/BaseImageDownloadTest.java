@@ -358,6 +358,55 @@ class BaseImageDownloadTest {
         assertThat(fixture.server.gets(IMAGE_PATH)).as("GET requests seen").isEqualTo(count);
     }
 
+    @Test
+    void aBaseWithoutMarkerUnderAnotherProcesssLiveLeaseIsLeftAloneAndTheCreateIsTransient() {
+        host.putVolume(POOL, BASE_VOLUME, new byte[100]);
+        host.putVolume(POOL, LEASE_VOLUME, leaseOf(ELSEWHERE, Instant.now().plus(Duration.ofMinutes(5))));
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.detail()).contains("another process (process 4242 on other-machine) is downloading image"
+                + " 'debian-12' to host 'host-1'", "expires at");
+        assertThat(host.volume(POOL, BASE_VOLUME).content).hasSize(100);
+        assertThat(fixture.server.gets(IMAGE_PATH)).isZero();
+    }
+
+    @Test
+    void anExpiredLeaseOfAnotherProcessIsTakenOverAndItsCutOffBaseReplaced() {
+        host.putVolume(POOL, BASE_VOLUME, new byte[100]);
+        host.putVolume(POOL, LEASE_VOLUME, leaseOf(ELSEWHERE, Instant.now().minusSeconds(1)));
+
+        fixture.create("proxy-1");
+
+        assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
+        assertThat(host.volumeNames(POOL)).contains(KvmFixture.BASE_MARKER).doesNotContain(LEASE_VOLUME);
+    }
+
+    @Test
+    void aCreateThatLostItsLeaseDuringTheDownloadWritesNoMarkerAndDeletesNothing() {
+        byte[] takeover = leaseOf(ELSEWHERE, Instant.now().plus(Duration.ofMinutes(5)));
+        host.after("refreshPool", () -> host.volume(POOL, LEASE_VOLUME).content = takeover);
+
+        ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.detail()).contains("lost the fetch lease", "now held by process 4242 on other-machine");
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, LEASE_VOLUME);
+        assertThat(host.volume(POOL, LEASE_VOLUME).content).isEqualTo(takeover);
+    }
+
+    @Test
+    void theLeaseIsRemovedOnceTheMarkerIsWritten() {
+        fixture.create("proxy-1");
+
+        assertThat(host.volumeNames(POOL)).contains(BASE_VOLUME, KvmFixture.BASE_MARKER).doesNotContain(LEASE_VOLUME);
+    }
+
+    private static byte[] leaseOf(LeaseHolder holder, Instant expires) {
+        return new FetchLease("feedface", holder, expires).bytes();
+    }
+
     /**
      * Opens once the base volume was created, for a server that cuts the body off only then: the
      * image pipeline reads ahead, so a body cut off at once may fail the fetch before the upload
