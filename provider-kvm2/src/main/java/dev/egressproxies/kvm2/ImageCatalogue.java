@@ -29,7 +29,7 @@ final class ImageCatalogue {
     Kvm2Image resolve(String image, Call call) {
         CatalogueImage configured = images.get(image);
         if (configured != null) {
-            return image(image, image, configured.source(), configured.uefi());
+            return image(image, "image '" + image + "'", image, configured.source(), configured.uefi());
         }
         if (!isHttpUrl(image)) {
             throw call.permanent("placement.image '" + image + "' is neither a key of images of provider entry '"
@@ -44,7 +44,7 @@ final class ImageCatalogue {
             throw call.permanent("placement.image is an http or https URL that cannot be fetched: "
                     + unusable.getMessage());
         }
-        return image(source.redactedUrl().toString(), BaseVolumeNames.urlKey(image), source, true);
+        return image(source.redactedUrl().toString(), "", BaseVolumeNames.urlKey(image), source, true);
     }
 
     /** Every catalogue entry, for the preflight checks. */
@@ -52,8 +52,8 @@ final class ImageCatalogue {
         return images;
     }
 
-    private Kvm2Image image(String label, String key, ImageSource source, boolean uefi) {
-        return new Kvm2Image(label, key, BaseVolumeNames.base(entry, key, source.format().xmlName()), source, uefi);
+    private Kvm2Image image(String label, String subject, String key, ImageSource source, boolean uefi) {
+        return new Kvm2Image(label, subject, key, BaseVolumeNames.base(entry, key, source.format().xmlName()), source, uefi);
     }
 
     private static boolean isHttpUrl(String image) {

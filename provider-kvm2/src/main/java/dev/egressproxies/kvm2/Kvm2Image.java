@@ -8,13 +8,15 @@ import dev.egressproxies.kvm.common.xml.DiskFormat;
  * The image a placement names, resolved: a catalogue entry, or an http(s) URL given directly with
  * the defaults (qcow2, UEFI).
  *
- * @param label  how messages and progress name it: the catalogue key, or the URL's redacted form
+ * @param label   how messages and progress name it: the catalogue key, or the URL's redacted form
+ * @param subject what leads error messages about it: {@code image 'KEY'} for a catalogue image,
+ *                nothing for a URL image (the fetch pipeline's messages name its redacted URL already)
  * @param key    the catalogue key, or {@link BaseVolumeNames#urlKey} of the URL
  * @param volume the base volume's name
  * @param source what the fetch pipeline fetches; its URL must never be shown
  * @param uefi   whether its VMs boot with UEFI
  */
-record Kvm2Image(String label, String key, String volume, ImageSource source, boolean uefi) implements ImageChoice {
+record Kvm2Image(String label, String subject, String key, String volume, ImageSource source, boolean uefi) implements ImageChoice {
 
     @Override
     public DiskFormat format() {
@@ -29,14 +31,6 @@ record Kvm2Image(String label, String key, String volume, ImageSource source, bo
     /** Whether the catalogue pins the published file's sha256. */
     boolean pinned() {
         return source.sha256().isPresent();
-    }
-
-    /**
-     * What leads messages about this image: {@code image 'KEY'} for a catalogue image, nothing for
-     * a URL image (its label is its redacted URL, which the fetch pipeline's messages name already).
-     */
-    String subject() {
-        return label.equals(source.redactedUrl().toString()) ? "" : "image '" + label + "'";
     }
 
     @Override

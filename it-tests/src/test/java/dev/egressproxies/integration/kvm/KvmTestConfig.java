@@ -1,14 +1,12 @@
 package dev.egressproxies.integration.kvm;
 
+import dev.egressproxies.kvm.common.testing.TestBytes;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -202,13 +200,12 @@ final class KvmTestConfig {
     /** The lowercase hex sha256 of a file. */
     static String sha256(Path file) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+            return TestBytes.sha256(Files.readAllBytes(file));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
+
 
     /** A YAML double-quoted scalar; the stack's values hold no quotes or backslashes, but say so. */
     static String quoted(String value) {
