@@ -1,6 +1,9 @@
 package dev.egressproxies.api;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -11,7 +14,7 @@ import java.util.regex.Pattern;
  * <p>The record accepts any values; {@link #validate(String)} checks them against the contract's
  * rules and every provider calls it before any I/O.
  *
- * @param name      the instance name, a DNS label; unique per provider entry and zone
+ * @param name      the instance name, a DNS label; unique per provider entry, across all its zones
  * @param uid       an opaque identifier of the owner's object, stored with the instance
  * @param placement where and as what to create it
  * @param cloudInit cloud-init user-data, or {@code ""} for none
@@ -43,6 +46,20 @@ public record CreateRequest(String name, String uid, Placement placement, String
         String problem = problem();
         if (problem != null) {
             throw new ProviderException(ErrorKind.PERMANENT, Operation.CREATE, entry, name, problem);
+        }
+    }
+
+    /**
+     * The sha256 of the user-data's UTF-8 bytes, in lower-case hex: what a backend records with the
+     * instance and reports as {@link Instance#userDataSha256()}, so a caller can tell whether an
+     * instance runs the user-data it now asks for without the backend storing the user-data itself.
+     */
+    public String cloudInitSha256() {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(cloudInit.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform provides SHA-256", e);
         }
     }
 

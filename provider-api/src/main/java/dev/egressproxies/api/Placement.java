@@ -11,6 +11,9 @@ import java.util.Objects;
  * @param image       the image name (or, where a backend allows it, a URL)
  */
 public record Placement(String zone, String machineType, String image) {
+    /** A placement of which nothing is known, as {@link Instance} reports it for older instances. */
+    public static final Placement UNKNOWN = new Placement("", "", "");
+
     /** Normalises absent values to {@code ""}. */
     public Placement {
         zone = Objects.requireNonNullElse(zone, "");

@@ -30,15 +30,44 @@ public interface Provider extends AutoCloseable {
      * only started; a name held by an instance this platform did not create, or created through
      * another entry, is PERMANENT and changes nothing; what an interrupted create left behind is
      * reused when it is known to be complete and rebuilt when it may be truncated. Implementations call
-     * {@link CreateRequest#validate(String)} first and check the placement against their
-     * configuration before any I/O, so a bad request is {@link ErrorKind#PERMANENT} and creates
-     * nothing.
+     * {@link #validate(CreateRequest)} (which calls {@link CreateRequest#validate(String)}) before
+     * any I/O, so a bad request is {@link ErrorKind#PERMANENT} and creates nothing.
+     *
+     * <p>One name, one instance per entry: a name is unique across all of the entry's zones. A
+     * create whose name exists in another zone of this entry is PERMANENT, names the existing
+     * instance's ID and changes nothing (move it with a delete and a create, as
+     * {@code egressctl apply} does). Where a zone cannot be read, the name cannot be proven free:
+     * that is TRANSIENT, naming the zone, and changes nothing.
+     *
+     * <p>The instance records the placement and the {@linkplain CreateRequest#cloudInitSha256()
+     * user-data digest} it was created with, reported by {@link #get} and {@link #listManaged} in
+     * {@link Instance}. A create of an existing name with other values (placement, UID, user-data)
+     * does not change the instance; it returns its ID.
      *
      * @return the provider ID, accepted as is by {@link #get} and {@link #delete}
-     * @throws ProviderException PERMANENT for a bad request or placement, QUOTA_EXCEEDED when the
-     *                           backend lacks room, TRANSIENT for anything worth retrying
+     * @throws ProviderException PERMANENT for a bad request or placement, or a name that exists in
+     *                           another zone, QUOTA_EXCEEDED when the backend lacks room, TRANSIENT
+     *                           for anything worth retrying
      */
     String create(CreateRequest request, Deadline deadline);
+
+    /**
+     * Checks a create request against this entry's configuration without any I/O: exactly the
+     * checks {@link #create} makes before it touches anything, with the same PERMANENT errors. A
+     * request this method accepts may still fail in create for reasons only I/O can reveal (the
+     * backend is unreachable, out of room, or the name exists in another zone).
+     *
+     * <p>Callers such as {@code egressctl apply} use it to check a whole desired set before changing
+     * anything. Backends override it with their placement checks (zones, machine types, images)
+     * and call it from create; the default checks only the contract's rules
+     * ({@link CreateRequest#validate}) and, not knowing the entry's name, reports none.
+     *
+     * @param request the request to check
+     * @throws ProviderException PERMANENT, with the message create would give
+     */
+    default void validate(CreateRequest request) {
+        request.validate("");
+    }
 
     /**
      * Reports the instance with this provider ID.
