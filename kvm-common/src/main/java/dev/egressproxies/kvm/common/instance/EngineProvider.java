@@ -40,6 +40,17 @@ public abstract class EngineProvider implements Provider {
         return engine.create(request, deadline);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The zone must name a configured host (it may be empty when exactly one is configured), the
+     * machine type must be configured, and the image must be one the backend knows.
+     */
+    @Override
+    public void validate(CreateRequest request) {
+        engine.validate(request);
+    }
+
     @Override
     public Instance get(String id, Deadline deadline) {
         return engine.get(id, deadline);

@@ -3,6 +3,7 @@ package dev.egressproxies.kvm.common.instance;
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.libvirt.Domain;
@@ -17,7 +18,10 @@ import dev.egressproxies.kvm.common.xml.DomainXml;
 import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import dev.egressproxies.kvm.common.xml.VolumeXml;
 import java.io.ByteArrayInputStream;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,8 +46,12 @@ import org.slf4j.LoggerFactory;
  *       a leftover one may be an upload that was cut off, which would boot the VM without
  *       cloud-init. Then the domain is defined with the platform's metadata and started.
  * </ol>
- * Creates and deletes of one instance take turns within this process, so a second create can never
- * replace the seed of a domain the first one just started. The deadline is checked between steps.
+ * Before the host is touched, the entry's other hosts are asked for a domain of that name that this
+ * entry created (one lookup each): a name is one instance per entry, so one found there is
+ * PERMANENT, and a host that cannot be read is TRANSIENT. Creates and deletes of one name take turns
+ * within this process, so a second create can never replace the seed of a domain the first one just
+ * started, nor pass the check on another host while the first one creates. The deadline is checked
+ * between steps.
  */
 final class InstanceCreator<I extends ImageChoice> {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceCreator.class);
@@ -51,6 +59,7 @@ final class InstanceCreator<I extends ImageChoice> {
     private final String entry;
     /** The size of each overlay in GiB, the unit of kvm-common's overlay volumes. */
     private final int diskSizeGib;
+    private final List<HostSettings> entryHosts;
     private final Placements<I> placements;
     private final HostCaller hosts;
     private final BaseImageStrategy<I> images;
@@ -58,10 +67,12 @@ final class InstanceCreator<I extends ImageChoice> {
     private final Clock clock;
     private final KeyedLocks instanceLocks;
 
-    InstanceCreator(String entry, int diskSizeGib, Placements<I> placements, HostCaller hosts,
-                    BaseImageStrategy<I> images, SeedImages seeds, Clock clock, KeyedLocks instanceLocks) {
+    InstanceCreator(String entry, int diskSizeGib, List<HostSettings> entryHosts, Placements<I> placements,
+                    HostCaller hosts, BaseImageStrategy<I> images, SeedImages seeds, Clock clock,
+                    KeyedLocks instanceLocks) {
         this.entry = entry;
         this.diskSizeGib = diskSizeGib;
+        this.entryHosts = List.copyOf(entryHosts);
         this.placements = placements;
         this.hosts = hosts;
         this.images = images;
@@ -70,15 +81,21 @@ final class InstanceCreator<I extends ImageChoice> {
         this.instanceLocks = instanceLocks;
     }
 
+    /** See {@link dev.egressproxies.api.Provider#validate}: the checks {@link #create} makes before any I/O. */
+    Placements.Resolved<I> validate(CreateRequest request, Deadline deadline) {
+        request.validate(entry);
+        return placements.resolve(request, new Call(entry, Operation.CREATE, request.name(), deadline));
+    }
+
     /** See {@link dev.egressproxies.api.Provider#create}. */
     String create(CreateRequest request, Deadline deadline) {
-        request.validate(entry);
-        Placements.Resolved<I> placement = placements.resolve(request,
-                new Call(entry, Operation.CREATE, request.name(), deadline));
+        Placements.Resolved<I> placement = validate(request, deadline);
         HostSettings host = placement.host();
         String id = new ProviderId(host.name(), request.name()).toString();
         Call call = new Call(entry, Operation.CREATE, id, deadline);
-        return instanceLocks.withLock(id, call, "another create or delete of " + id, () -> {
+        // Keyed by name, not ID: a name is one instance across the entry's hosts.
+        return instanceLocks.withLock(request.name(), call, "another create or delete of " + request.name(), () -> {
+            requireNameFreeOnOtherHosts(host, request.name(), call);
             Survey survey = hosts.call(host, call, libvirt -> survey(libvirt, placement, request.name(), call));
             if (survey.domainExisted()) {
                 return id;
@@ -93,6 +110,62 @@ final class InstanceCreator<I extends ImageChoice> {
             LOG.debug("created instance {} in provider entry {}", id, entry);
             return id;
         });
+    }
+
+    /**
+     * Refuses a name that this entry's domain holds on another of its hosts (one lookup per other
+     * host), before the target host is touched: a name is one instance per entry, so that apply can
+     * tell a move from a second VM. A host that cannot be read cannot prove the name free.
+     *
+     * @throws dev.egressproxies.api.ProviderException PERMANENT naming the existing instance's ID;
+     *                                                 TRANSIENT naming the host that could not be read
+     */
+    private void requireNameFreeOnOtherHosts(HostSettings target, String name, Call call) {
+        for (HostSettings other : entryHosts) {
+            if (other.name().equals(target.name())) {
+                continue;
+            }
+            Optional<String> existing;
+            try {
+                existing = hosts.call(other, call, libvirt -> thisEntrysDomain(libvirt, other, name));
+            } catch (ProviderException unreadable) {
+                if (call.deadline().isExpired() || Thread.currentThread().isInterrupted()) {
+                    throw unreadable;
+                }
+                throw call.transientFailure("cannot tell whether the name '" + name + "' is free: zone (host) '"
+                        + other.name() + "' of provider entry '" + entry + "' cannot be read (" + unreadable.getMessage()
+                        + "); a name is one instance across all the entry's zones, so retry when host '"
+                        + other.name() + "' answers", unreadable);
+            }
+            if (existing.isPresent()) {
+                throw call.permanent("the name '" + name + "' is taken in provider entry '" + entry + "' by instance "
+                        + existing.get() + " in zone '" + other.name() + "': a name is one instance across all the"
+                        + " entry's zones; to move it to zone '" + target.name() + "', delete " + existing.get()
+                        + " first (egressctl apply does so), or choose another name");
+            }
+        }
+    }
+
+    /**
+     * The ID of this entry's domain of that name on {@code host}, if there is one. A domain of
+     * another entry, of no entry, or with unreadable metadata is not this entry's, as listManaged
+     * sees it too.
+     */
+    private Optional<String> thisEntrysDomain(LibvirtHost libvirt, HostSettings host, String name) {
+        Optional<Domain> domain = LibvirtSteps.step("looking up domain " + name, () -> libvirt.lookupDomain(name));
+        if (domain.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<InstanceMetadata> metadata;
+        try {
+            metadata = InstanceInspector.metadataOf(libvirt, domain.get());
+        } catch (IllegalArgumentException unreadable) {
+            LOG.warn("domain {} on host {} has egress-proxies metadata that cannot be read ({}); it is not counted as"
+                    + " this entry's instance", name, host.name(), unreadable.getMessage());
+            return Optional.empty();
+        }
+        return metadata.filter(ours -> ours.createdThrough(entry))
+                .map(ours -> new ProviderId(host.name(), name).toString());
     }
 
     /** What the first look at the host found: a domain that exists (and now runs), or the base's path. */
@@ -148,7 +221,26 @@ final class InstanceCreator<I extends ImageChoice> {
         MachineSize machineType = placement.machineType();
         return new DomainDefinition(request.name(), machineType.memoryMiB(), machineType.vcpus(), host.platform(),
                 placement.image().uefi(), overlayPath, seedPath, host.bridge(),
-                new InstanceMetadata(request.uid(), clock.instant(), entry));
+                new InstanceMetadata(request.uid(), clock.instant(), Optional.of(entry),
+                        request.placement().machineType(), recordedImage(request.placement().image()),
+                        request.cloudInitSha256()));
+    }
+
+    /**
+     * The image as the request named it, for the domain's metadata; {@code ""} (unknown) for a URL
+     * with user information, a query or a fragment, where credentials and signed tokens live: every
+     * reader of the hypervisor's domains, and of {@code get}, would see them.
+     */
+    static String recordedImage(String image) {
+        try {
+            URI url = new URI(image);
+            if (url.getRawUserInfo() != null || url.getRawQuery() != null || url.getRawFragment() != null) {
+                return "";
+            }
+        } catch (URISyntaxException notAUrl) {
+            // A catalogue key that is no URI reference at all; nothing secret about it.
+        }
+        return image;
     }
 
     /** Creates the overlay, or returns the one a crashed create left: creation is atomic, so it is complete. */

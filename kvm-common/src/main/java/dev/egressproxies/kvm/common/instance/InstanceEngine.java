@@ -55,8 +55,8 @@ public final class InstanceEngine<I extends ImageChoice> implements AutoCloseabl
         this.images = Objects.requireNonNull(images, "images");
         this.placements = new Placements<>(settings, images);
         KeyedLocks instanceLocks = new KeyedLocks();
-        this.creator = new InstanceCreator<>(settings.entry(), settings.diskSizeGb(), placements, hosts, images,
-                new SeedImages(clock, settings.vendorData()), clock, instanceLocks);
+        this.creator = new InstanceCreator<>(settings.entry(), settings.diskSizeGb(), settings.hosts(), placements,
+                hosts, images, new SeedImages(clock, settings.vendorData()), clock, instanceLocks);
         this.remover = new InstanceRemover(settings.entry(), placements, hosts, instanceLocks);
         this.lister = new ManagedInstanceLister(settings.entry(), settings.hosts(), hosts);
     }
@@ -69,6 +69,15 @@ public final class InstanceEngine<I extends ImageChoice> implements AutoCloseabl
      */
     public String create(CreateRequest request, Deadline deadline) {
         return creator.create(request, deadline);
+    }
+
+    /**
+     * See {@link dev.egressproxies.api.Provider#validate}: the request's own rules, then the
+     * placement (zone = a configured host, the machine type, the backend's image rules), without
+     * I/O; create makes exactly these checks first.
+     */
+    public void validate(CreateRequest request) {
+        creator.validate(request, Deadline.none());
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.InstanceState;
+import dev.egressproxies.api.Placement;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.libvirt.Domain;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
@@ -68,10 +69,7 @@ final class InstanceInspector {
         DomainState state = LibvirtSteps.step("reading the state of domain " + domain.name(),
                 () -> libvirt.domainState(domain));
         String address = state.isActive() ? AddressSelector.addressOf(libvirt, domain) : "";
-        String uid = metadata.map(InstanceMetadata::uid).orElse("");
-        Instant createdAt = metadata.map(InstanceMetadata::createdAt).orElse(null);
-        return new Instance(new ProviderId(hostName, domain.name()).toString(), domain.name(), address,
-                stateOf(state, address), uid, createdAt);
+        return instance(hostName, domain, address, stateOf(state, address), metadata);
     }
 
     /**
@@ -79,8 +77,21 @@ final class InstanceInspector {
      * without an address, as {@link #describe} reports a shut-off domain.
      */
     static Instance describeInactive(String hostName, Domain domain, InstanceMetadata metadata) {
-        return new Instance(new ProviderId(hostName, domain.name()).toString(), domain.name(), "",
-                stateOf(DomainState.SHUTOFF, ""), metadata.uid(), metadata.createdAt());
+        return instance(hostName, domain, "", stateOf(DomainState.SHUTOFF, ""), Optional.of(metadata));
+    }
+
+    /**
+     * The instance with what its metadata recorded: the zone is the host it is on, always known; the
+     * rest is {@code ""} where the metadata lacks it.
+     */
+    private static Instance instance(String hostName, Domain domain, String address, InstanceState state,
+                                     Optional<InstanceMetadata> metadata) {
+        String uid = metadata.map(InstanceMetadata::uid).orElse("");
+        Instant createdAt = metadata.map(InstanceMetadata::createdAt).orElse(null);
+        Placement placement = new Placement(hostName, metadata.map(InstanceMetadata::machineType).orElse(""),
+                metadata.map(InstanceMetadata::image).orElse(""));
+        return new Instance(new ProviderId(hostName, domain.name()).toString(), domain.name(), address, state, uid,
+                createdAt, placement, metadata.map(InstanceMetadata::userDataSha256).orElse(""));
     }
 
     /**

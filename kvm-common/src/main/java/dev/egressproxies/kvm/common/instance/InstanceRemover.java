@@ -45,12 +45,14 @@ final class InstanceRemover {
         ProviderId parsed = ProviderId.parse(id, Operation.DELETE, entry);
         HostSettings host = placements.hostOf(parsed, Operation.DELETE);
         Call call = new Call(entry, Operation.DELETE, id, deadline);
-        instanceLocks.withLock(id, call, "another create or delete of " + id, () -> hosts.call(host, call, libvirt -> {
-            removeDomain(libvirt, host, parsed.name(), call);
-            call.checkDeadline();
-            removeVolumes(libvirt, host, parsed.name());
-            return null;
-        }));
+        // Keyed by name, as creates are: one name is one instance across the entry's hosts.
+        instanceLocks.withLock(parsed.name(), call, "another create or delete of " + parsed.name(),
+                () -> hosts.call(host, call, libvirt -> {
+                    removeDomain(libvirt, host, parsed.name(), call);
+                    call.checkDeadline();
+                    removeVolumes(libvirt, host, parsed.name());
+                    return null;
+                }));
     }
 
     private static void removeDomain(LibvirtHost libvirt, HostSettings host, String name, Call call) {

@@ -20,6 +20,9 @@ final class InstanceMetadataXml {
     private static final String UID = "uid";
     private static final String CREATED = "created";
     private static final String ENTRY = "entry";
+    private static final String MACHINE_TYPE = "machineType";
+    private static final String IMAGE = "image";
+    private static final String USER_DATA_SHA256 = "userDataSha256";
 
     private InstanceMetadataXml() {
     }
@@ -37,6 +40,11 @@ final class InstanceMetadataXml {
         String entry = metadata.entry().orElseThrow(() -> new IllegalArgumentException(
                 "the metadata of a new domain must name its provider entry"));
         appendField(instance, ENTRY, XmlText.require(entry, "the provider entry name"));
+        // Unknown values are left out, as in domains defined before they were recorded.
+        appendUnlessEmpty(instance, MACHINE_TYPE, XmlText.require(metadata.machineType(), "the machine type"));
+        appendUnlessEmpty(instance, IMAGE, XmlText.require(metadata.image(), "the image"));
+        appendUnlessEmpty(instance, USER_DATA_SHA256, XmlText.require(metadata.userDataSha256(),
+                "the user-data digest"));
     }
 
     /**
@@ -66,7 +74,15 @@ final class InstanceMetadataXml {
         if (entry.isPresent() && entry.get().isEmpty()) {
             throw malformed("its <" + ENTRY + "> is empty");
         }
-        return new InstanceMetadata(uid, parseTime(fieldText(root, CREATED)), entry);
+        return new InstanceMetadata(uid, parseTime(fieldText(root, CREATED)), entry,
+                optionalFieldText(root, MACHINE_TYPE).orElse(""), optionalFieldText(root, IMAGE).orElse(""),
+                optionalFieldText(root, USER_DATA_SHA256).orElse(""));
+    }
+
+    private static void appendUnlessEmpty(Element instance, String name, String text) {
+        if (!text.isEmpty()) {
+            appendField(instance, name, text);
+        }
     }
 
     private static void appendField(Element instance, String name, String text) {

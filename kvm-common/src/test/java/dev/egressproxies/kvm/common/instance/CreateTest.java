@@ -28,6 +28,7 @@ import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -76,7 +77,8 @@ class CreateTest {
         String metadata = host.domainMetadata(host.lookupDomain("proxy-1").orElseThrow(), InstanceMetadata.NAMESPACE)
                 .orElseThrow();
         assertThat(InstanceMetadata.parse(metadata)).as("the metadata, as libvirt hands it back")
-                .isEqualTo(new InstanceMetadata("uid-proxy-1", TestProviderContext.NOW, EngineFixture.ENTRY));
+                .isEqualTo(new InstanceMetadata("uid-proxy-1", TestProviderContext.NOW, Optional.of(EngineFixture.ENTRY),
+                        "small", EngineFixture.IMAGE, EngineFixture.request("proxy-1").cloudInitSha256()));
         assertThat(fixture.images.ensures()).as("downloads of a cached image").isZero();
         assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
     }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.InstanceState;
+import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.libvirt.AddressSource;
@@ -47,7 +48,8 @@ class GetTest {
         Instance instance = fixture.engine.get(id, Requests.deadline());
 
         assertThat(instance).isEqualTo(new Instance("host-1/proxy-1", "proxy-1", "192.0.2.10", InstanceState.RUNNING,
-                "uid-proxy-1", TestProviderContext.NOW));
+                "uid-proxy-1", TestProviderContext.NOW, new Placement("host-1", "small", EngineFixture.IMAGE),
+                EngineFixture.request("proxy-1").cloudInitSha256()));
     }
 
     @ParameterizedTest(name = "{0} with address \"{1}\" is {2}")

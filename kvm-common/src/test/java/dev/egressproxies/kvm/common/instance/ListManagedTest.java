@@ -56,12 +56,18 @@ class ListManagedTest {
         List<Instance> listed = fixture.engine.listManaged(Requests.deadline());
 
         assertThat(listed).containsExactly(
-                new Instance("host-1/proxy-a", "proxy-a", "10.0.0.7", InstanceState.RUNNING, "uid-proxy-a",
-                        TestProviderContext.NOW),
-                new Instance("host-1/proxy-b", "proxy-b", "", InstanceState.PROVISIONING, "uid-proxy-b",
-                        TestProviderContext.NOW),
-                new Instance("host-2/proxy-c", "proxy-c", "", InstanceState.STOPPED, "uid-proxy-c",
-                        TestProviderContext.NOW));
+                listed("host-1/proxy-a", "10.0.0.7", InstanceState.RUNNING),
+                listed("host-1/proxy-b", "", InstanceState.PROVISIONING),
+                listed("host-2/proxy-c", "", InstanceState.STOPPED));
+    }
+
+    /** An instance the set-up created, as listed: its placement and user-data digest included. */
+    private static Instance listed(String id, String ip, InstanceState state) {
+        String host = id.substring(0, id.indexOf('/'));
+        String name = id.substring(id.indexOf('/') + 1);
+        return new Instance(id, name, ip, state, "uid-" + name, TestProviderContext.NOW,
+                new Placement(host, "small", EngineFixture.IMAGE),
+                Requests.request(name, new Placement(host, "small", EngineFixture.IMAGE)).cloudInitSha256());
     }
 
     @Test

@@ -117,9 +117,32 @@ class PlacementAndIdTest {
         });
     }
 
+    @Test
+    void validateAcceptsAValidRequestWithoutCallingAHost() {
+        fixture.engine.validate(Requests.request("proxy-1", new Placement("host-2", "large", EngineFixture.RAW_IMAGE)));
+
+        assertThat(fixture.connections.callCount()).isZero();
+    }
+
+    @Test
+    void validateRejectsAnInvalidRequestAsCreateDoes() {
+        CreateRequest request = new CreateRequest("Not_A_Label", "uid", new Placement("host-1", "small",
+                EngineFixture.IMAGE), "");
+
+        ProviderException created = catchProviderException(() -> fixture.engine.create(request, Requests.deadline()));
+        ProviderException validated = catchProviderException(() -> fixture.engine.validate(request));
+
+        assertThat(validated.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(validated.getMessage()).isEqualTo(created.getMessage());
+    }
+
+    /** Create's refusal of the placement, which validate gives alike, both before any host call. */
     private ProviderException rejectedCreate(Placement placement) {
-        ProviderException error = catchProviderException(() -> fixture.engine.create(
-                Requests.request("proxy-1", placement), Requests.deadline()));
+        CreateRequest request = Requests.request("proxy-1", placement);
+        ProviderException validated = catchProviderException(() -> fixture.engine.validate(request));
+        ProviderException error = catchProviderException(() -> fixture.engine.create(request, Requests.deadline()));
+        assertThat(validated.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(validated.getMessage()).as("validate's message").isEqualTo(error.getMessage());
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(error.operation()).isEqualTo(Operation.CREATE);
         assertThat(error.instanceId()).isEqualTo("proxy-1");

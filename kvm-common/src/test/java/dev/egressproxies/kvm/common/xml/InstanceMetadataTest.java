@@ -66,6 +66,39 @@ class InstanceMetadataTest {
     }
 
     @Nested
+    class Placement {
+        @Test
+        void machineTypeImageAndUserDataDigestReadBackAsWritten() {
+            InstanceMetadata written = new InstanceMetadata("u", CREATED, Optional.of(ENTRY), "small",
+                    "https://images.example.org/debian-12.qcow2", "ab".repeat(32));
+
+            String element = elementOf(written);
+
+            assertThat(InstanceMetadata.parse(element)).isEqualTo(written);
+            assertThat(element).contains("<ep:machineType>small</ep:machineType>",
+                    "<ep:userDataSha256>" + "ab".repeat(32) + "</ep:userDataSha256>");
+        }
+
+        @Test
+        void aDomainDefinedBeforeThePlacementWasRecordedReadsItAsUnknown() {
+            String older = "<instance><uid>u-1</uid><created>2024-05-06T07:08:09Z</created><entry>lab</entry>"
+                    + "</instance>";
+
+            InstanceMetadata read = InstanceMetadata.parse(older);
+
+            assertThat(read.machineType()).isEmpty();
+            assertThat(read.image()).isEmpty();
+            assertThat(read.userDataSha256()).isEmpty();
+        }
+
+        @Test
+        void unknownValuesAreNotWritten() {
+            assertThat(elementOf(new InstanceMetadata("u", CREATED, ENTRY)))
+                    .doesNotContain("machineType", "image", "userDataSha256");
+        }
+    }
+
+    @Nested
     class RoundTrip {
         @ParameterizedTest
         @FieldSource("dev.egressproxies.kvm.common.xml.HostileText#VALUES")

@@ -1,0 +1,105 @@
+package dev.egressproxies.kvm.common.instance;
+
+import static dev.egressproxies.kvm.common.instance.EngineFixture.OTHER_ENTRY;
+import static dev.egressproxies.kvm.common.instance.EngineFixture.POOL;
+import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.egressproxies.api.CreateRequest;
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.host.HostCallException;
+import dev.egressproxies.kvm.common.libvirt.DomainState;
+import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.PlatformMetadata;
+import dev.egressproxies.kvm.common.testing.Requests;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A name is one instance per entry across its hosts: a create on one host asks the others first,
+ * refuses a name this entry holds there, cannot proceed while one of them is unreadable, and in
+ * either case changes nothing.
+ */
+class NameAcrossHostsTest {
+    private final EngineFixture fixture = EngineFixture.hosts(2);
+    private final FakeLibvirtHost first = fixture.hosts.get(0);
+    private final FakeLibvirtHost second = fixture.hosts.get(1);
+
+    @AfterEach
+    void close() {
+        fixture.close();
+    }
+
+    @Test
+    void aNameThisEntryHoldsOnAnotherHostIsPermanentNamingItsIdAndChangesNothing() {
+        String existing = fixture.engine.create(request("proxy-1", "host-2"), Requests.deadline());
+        second.domain("proxy-1").state = DomainState.SHUTOFF;
+
+        ProviderException error = catchProviderException(() -> fixture.engine.create(request("proxy-1", "host-1"),
+                Requests.deadline()));
+
+        assertThat(existing).isEqualTo("host-2/proxy-1");
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.operation()).isEqualTo(Operation.CREATE);
+        assertThat(error.instanceId()).isEqualTo("host-1/proxy-1");
+        assertThat(error.detail()).contains("instance host-2/proxy-1", "zone 'host-2'", "delete host-2/proxy-1 first");
+        assertThat(first.domainNames()).isEmpty();
+        assertThat(first.volumeNames(POOL)).isEmpty();
+        assertThat(second.domain("proxy-1").state).as("the existing one is not started either")
+                .isEqualTo(DomainState.SHUTOFF);
+    }
+
+    @Test
+    void theSameNameOfAnotherEntryOrOfNoEntryOnAnotherHostLeavesTheNameFree() {
+        second.putDomain("proxy-1", DomainState.RUNNING, PlatformMetadata.of(OTHER_ENTRY, "uid-other"));
+        second.putDomain("proxy-2", DomainState.RUNNING, null);
+
+        assertThat(fixture.engine.create(request("proxy-1", "host-1"), Requests.deadline()))
+                .isEqualTo("host-1/proxy-1");
+        assertThat(fixture.engine.create(request("proxy-2", "host-1"), Requests.deadline()))
+                .isEqualTo("host-1/proxy-2");
+    }
+
+    @Test
+    void anUnreadableOtherHostIsTransientNamingItAndChangesNothing() {
+        fixture.connections.breakHost("host-2", HostCallException.Reason.UNREACHABLE);
+
+        ProviderException error = catchProviderException(() -> fixture.engine.create(request("proxy-1", "host-1"),
+                Requests.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.instanceId()).isEqualTo("host-1/proxy-1");
+        assertThat(error.detail()).contains("zone (host) 'host-2'", "cannot be read", "retry");
+        assertThat(first.domainNames()).isEmpty();
+        assertThat(first.volumeNames(POOL)).isEmpty();
+        assertThat(fixture.connections.endpoints()).extracting(endpoint -> endpoint.name())
+                .as("host-1 is never called").containsOnly("host-2");
+    }
+
+    @Test
+    void anExistingInstanceOnItsOwnHostIsStillOnlyStarted() {
+        String id = fixture.engine.create(request("proxy-1", "host-1"), Requests.deadline());
+        first.domain("proxy-1").state = DomainState.SHUTOFF;
+
+        assertThat(fixture.engine.create(request("proxy-1", "host-1"), Requests.deadline())).isEqualTo(id);
+        assertThat(first.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
+        assertThat(second.domainNames()).isEmpty();
+    }
+
+    @Test
+    void afterADeleteTheNameMovesToAnotherHost() {
+        String old = fixture.engine.create(request("proxy-1", "host-1"), Requests.deadline());
+        fixture.engine.delete(old, Requests.deadline());
+
+        assertThat(fixture.engine.create(request("proxy-1", "host-2"), Requests.deadline()))
+                .isEqualTo("host-2/proxy-1");
+        assertThat(first.domainNames()).isEmpty();
+    }
+
+    private static CreateRequest request(String name, String host) {
+        return Requests.request(name, new Placement(host, "small", EngineFixture.IMAGE));
+    }
+}
