@@ -60,7 +60,31 @@ class LibvirtCallCountTest {
                 2 + LISTED_DOMAINS + 1, 1);
     }
 
+    @Test
+    void createAsksEachOtherHostOfTheEntryOnceWhetherItHoldsTheName() {
+        try (KvmFixture twoHosts = KvmFixture.hosts(2)) {
+            twoHosts.cacheBaseImage();
+            FakeLibvirtHost other = twoHosts.hosts.get(1);
+            other.resetCalls();
+
+            measure(twoHosts, "create on one of two hosts, image cached", () -> twoHosts.create("proxy-1"), 11, 3);
+
+            assertThat(other.callCounts()).as("calls to the other host").isEqualTo(Map.of("lookupDomain", 1));
+            other.resetCalls();
+            measure(twoHosts, "create on one of two hosts, domain exists and runs", () -> twoHosts.create("proxy-1"),
+                    3, 2);
+            assertThat(other.totalCalls()).as("calls to the other host").isEqualTo(1);
+        }
+    }
+
     private void measure(String operation, Runnable call, int expectedLibvirtCalls, int expectedHostCalls) {
+        measure(fixture, operation, call, expectedLibvirtCalls, expectedHostCalls);
+    }
+
+    /** Counts the calls to {@code fixture}'s first host, and the host calls to all of its hosts. */
+    private static void measure(KvmFixture fixture, String operation, Runnable call, int expectedLibvirtCalls,
+                                int expectedHostCalls) {
+        FakeLibvirtHost host = fixture.host();
         host.resetCalls();
         int hostCallsBefore = fixture.connections.callCount();
         long started = System.nanoTime();

@@ -81,4 +81,25 @@ class UrlImageTest {
         assertThat(error.detail()).startsWith("placement.image is an http or https URL that cannot be fetched: ")
                 .doesNotContain("secret", "no-host", "q=1");
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"windows", "ftp://example.org/disk.qcow2", "https://user:secret@/no-host/path?q=1"})
+    void validateRefusesTheImagesCreateRefusesWithTheSameMessageWithoutDialling(String image) {
+        ProviderException validated = catchProviderException(() -> fixture.provider.validate(
+                Kvm2Fixture.request("proxy-1", image)));
+        ProviderException created = catchProviderException(() -> fixture.provider.create(
+                Kvm2Fixture.request("proxy-1", image), Requests.deadline()));
+
+        assertThat(validated.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(validated.getMessage()).isEqualTo(created.getMessage());
+        assertThat(fixture.dialer.dialled()).isEmpty();
+    }
+
+    @Test
+    void validateAcceptsAKeyAndAnHttpUrlWithoutDialling() {
+        fixture.provider.validate(Kvm2Fixture.request("proxy-1", "debian-12"));
+        fixture.provider.validate(Kvm2Fixture.request("proxy-1", fixture.server.url(IMAGE_PATH)));
+
+        assertThat(fixture.dialer.dialled()).isEmpty();
+    }
 }
