@@ -6,12 +6,24 @@
 #   dir pool "egress-test"     in the state folder, never the host's default pool
 #   bridge "egress-test-br0"   for the domains' bridge interfaces (no address, no uplink)
 #   HTTP on 127.0.0.1:PORT     serves small qcow2/raw/compressed images
+# and a second, independent hypervisor, so entries with two hosts (zones) are
+# tested on two libvirt instances that share nothing but the machine:
+#   libvirtd #2 (+ virtlogd)   in a private mount namespace in which its state
+#                              folders (/etc/libvirt, /run/libvirt,
+#                              /var/lib/libvirt, /var/cache/libvirt,
+#                              /var/log/libvirt) are bind mounts of
+#                              $STATE/host2/*: its own domains, pools and
+#                              sockets; its socket is $STATE/host2/run/libvirt-sock
+#   sshd #2 on 127.0.0.1:PORT2 the same keys; the backends reach libvirtd #2
+#                              through it by that socket path
+#   dir pool "egress-test"     on libvirtd #2, in $STATE/host2/pool
 #
-# Usage: scripts/test-stack.sh up|down|env|status|kill-sshd
+# Usage: scripts/test-stack.sh up|down|env|status|kill-sshd [second]
 #   up      start or repair everything; safe to run again at any time
-#   down    stop sshd and the HTTP server; remove egress-it-* domains, the
-#           pool with its volumes, and the bridge. libvirtd and virtlogd are
-#           left running (they are machine-wide; the next up is faster).
+#   down    stop both sshds and the HTTP server; remove egress-it-* domains,
+#           the pools with their volumes, and the bridge; stop libvirtd #2.
+#           The machine's libvirtd and virtlogd are left running (they are
+#           machine-wide; the next up is faster).
 #           Keys and images stay in the state folder, so host keys and image
 #           digests are stable across down/up.
 #   env     print the KEY=VALUE lines the Java tests read (also in $STATE/env)
@@ -19,12 +31,14 @@
 #   kill-sshd  SIGKILL the sshd listener AND its per-connection processes
 #           (killing only EGRESS_TEST_SSHD_PID leaves open connections
 #           working); for fault tests. "up" starts it again on the same port.
+#           "kill-sshd second" does so to the second host's sshd.
 #
 # Environment (all optional):
 #   EGRESS_TEST_STACK_DIR   state folder            (default /tmp/egress-test-stack)
 #   EGRESS_TEST_POOL        libvirt pool name       (default egress-test)
 #   EGRESS_TEST_BRIDGE      bridge name, <= 15 chars (default egress-test-br0)
 #   EGRESS_TEST_SSH_PORT    preferred sshd port     (default 2222; next free one if taken)
+#   EGRESS_TEST_HOST2_SSH_PORT preferred port of the second host's sshd (default 2322)
 #   EGRESS_TEST_HTTP_PORT   preferred HTTP port     (default 18080; next free one if taken)
 #   EGRESS_TEST_DOMAIN_TYPE force kvm or qemu       (default: kvm when usable)
 set -euo pipefail
@@ -44,6 +58,15 @@ readonly ENV_FILE=$STATE_DIR/env
 readonly SSHD_CONFIG=$SSH_DIR/sshd_config
 readonly SSHD_PID_FILE=$SSH_DIR/sshd.pid
 readonly SSHD_PORT_FILE=$SSH_DIR/port
+readonly SSHD2_CONFIG=$SSH_DIR/sshd2_config
+readonly SSHD2_PID_FILE=$SSH_DIR/sshd2.pid
+readonly SSHD2_PORT_FILE=$SSH_DIR/port2
+readonly HOST2_DIR=$STATE_DIR/host2
+readonly HOST2_SOCKET=$HOST2_DIR/run/libvirt-sock
+readonly HOST2_URI=qemu+unix:///system?socket=$HOST2_SOCKET
+readonly HOST2_POOL_DIR=$HOST2_DIR/pool
+readonly HOST2_LIBVIRTD_PID_FILE=$HOST2_DIR/libvirtd.pid
+readonly HOST2_VIRTLOGD_PID_FILE=$HOST2_DIR/virtlogd.pid
 readonly HTTP_PID_FILE=$STATE_DIR/http.pid
 readonly HTTP_PORT_FILE=$STATE_DIR/http.port
 readonly IMAGE_BASENAME=egress-test
@@ -53,6 +76,8 @@ log() { printf '[test-stack] %s\n' "$*" >&2; }
 die() { printf '[test-stack] error: %s\n' "$*" >&2; exit 1; }
 
 virsh_local() { virsh -q -c "$LIBVIRT_URI" "$@"; }
+# virsh_on URI ARGS...: virsh against either hypervisor.
+virsh_on() { local uri=$1; shift; virsh -q -c "$uri" "$@"; }
 
 require_root() {
   [ "$(id -u)" -eq 0 ] || die "must run as root (it starts libvirtd and sshd, creates a bridge)"
@@ -218,77 +243,137 @@ detect_domain_type() {
 
 # --- storage pool ------------------------------------------------------------
 
-pool_exists() { virsh_local pool-info "$POOL" >/dev/null 2>&1; }
+# The pool functions take the hypervisor's URI (and where the pool lives):
+# both hypervisors have a pool named $POOL, each in its own folder.
+pool_exists() { virsh_on "$1" pool-info "$POOL" >/dev/null 2>&1; }
 
 # Pipes into "grep -q" or "head" are avoided on purpose: they exit at the
 # first match, virsh dies of SIGPIPE, and pipefail turns the match into a failure.
 pool_running() {
   local info
-  info=$(virsh_local pool-info "$POOL" 2>/dev/null) || return 1
+  info=$(virsh_on "$1" pool-info "$POOL" 2>/dev/null) || return 1
   grep -Eq '^State:[[:space:]]+running' <<<"$info"
 }
 
 pool_target() {
   local xml
-  xml=$(virsh_local pool-dumpxml "$POOL")
+  xml=$(virsh_on "$1" pool-dumpxml "$POOL")
   sed -n 's:.*<path>\(.*\)</path>.*:\1:p' <<<"$xml" | sed -n 1p
 }
 
+# ensure_pool URI DIR
 ensure_pool() {
+  local uri=$1 dir=$2
   # The pool folder must be reachable by libvirt-qemu, which opens the disks.
-  mkdir -p "$POOL_DIR"
-  chmod 0755 "$STATE_DIR" "$POOL_DIR"
-  if pool_exists; then
+  mkdir -p "$dir"
+  chmod 0755 "$STATE_DIR" "$dir"
+  if pool_exists "$uri"; then
     local target
-    target=$(pool_target)
-    [ "$target" = "$POOL_DIR" ] \
-      || die "pool '$POOL' exists with target '$target', not '$POOL_DIR'; run 'down' with the EGRESS_TEST_STACK_DIR it was made with, or set EGRESS_TEST_POOL to another name"
+    target=$(pool_target "$uri")
+    [ "$target" = "$dir" ] \
+      || die "pool '$POOL' exists with target '$target', not '$dir'; run 'down' with the EGRESS_TEST_STACK_DIR it was made with, or set EGRESS_TEST_POOL to another name"
   else
-    log "defining pool $POOL at $POOL_DIR"
-    virsh_local pool-define-as "$POOL" dir --target "$POOL_DIR" >/dev/null
+    log "defining pool $POOL at $dir"
+    virsh_on "$uri" pool-define-as "$POOL" dir --target "$dir" >/dev/null
   fi
-  if ! pool_running; then
-    virsh_local pool-build "$POOL" >/dev/null 2>&1 || true
-    virsh_local pool-start "$POOL" >/dev/null
+  if ! pool_running "$uri"; then
+    virsh_on "$uri" pool-build "$POOL" >/dev/null 2>&1 || true
+    virsh_on "$uri" pool-start "$POOL" >/dev/null
   fi
   # A restarted libvirtd brings the pool back by itself.
-  virsh_local pool-autostart "$POOL" >/dev/null
-  virsh_local pool-refresh "$POOL" >/dev/null
+  virsh_on "$uri" pool-autostart "$POOL" >/dev/null
+  virsh_on "$uri" pool-refresh "$POOL" >/dev/null
 }
 
+# remove_pool URI
 remove_pool() {
-  pool_exists || return 0
+  local uri=$1
+  pool_exists "$uri" || return 0
   local target volume
-  target=$(pool_target)
+  target=$(pool_target "$uri")
   log "removing pool $POOL ($target)"
-  if pool_running; then
-    virsh_local pool-refresh "$POOL" >/dev/null 2>&1 || true
+  if pool_running "$uri"; then
+    virsh_on "$uri" pool-refresh "$POOL" >/dev/null 2>&1 || true
     while read -r volume; do
       [ -n "$volume" ] || continue
-      virsh_local vol-delete --pool "$POOL" "$volume" >/dev/null \
+      virsh_on "$uri" vol-delete --pool "$POOL" "$volume" >/dev/null \
         || log "could not delete volume $volume (left in $target)"
-    done < <(virsh_local vol-list --pool "$POOL" | awk '{ print $1 }')
-    virsh_local pool-destroy "$POOL" >/dev/null
+    done < <(virsh_on "$uri" vol-list --pool "$POOL" | awk '{ print $1 }')
+    virsh_on "$uri" pool-destroy "$POOL" >/dev/null
   fi
-  virsh_local pool-undefine "$POOL" >/dev/null
+  virsh_on "$uri" pool-undefine "$POOL" >/dev/null
   # Only a folder this script owns: never rm -r something outside the state dir.
   case $target in
     "$STATE_DIR"/*) rm -rf -- "$target" ;;
   esac
 }
 
+# remove_test_domains URI
 remove_test_domains() {
-  local domain
+  local uri=$1 domain
   while read -r domain; do
     case $domain in
       "$TEST_DOMAIN_PREFIX"*) ;;
       *) continue ;;
     esac
     log "removing domain $domain"
-    virsh_local destroy "$domain" >/dev/null 2>&1 || true
-    virsh_local undefine "$domain" --managed-save --snapshots-metadata --checkpoints-metadata --nvram >/dev/null \
+    virsh_on "$uri" destroy "$domain" >/dev/null 2>&1 || true
+    virsh_on "$uri" undefine "$domain" --managed-save --snapshots-metadata --checkpoints-metadata --nvram >/dev/null \
       || log "could not undefine $domain"
-  done < <(virsh_local list --all --name)
+  done < <(virsh_on "$uri" list --all --name)
+}
+
+# --- the second hypervisor -----------------------------------------------------
+
+# A second privileged libvirtd cannot share the first one's compiled-in state
+# folders (/run/libvirt, /var/lib/libvirt/qemu, /etc/libvirt/qemu, ...), and a
+# per-user session libvirtd would need another connection URI and a setuid
+# bridge helper. So it runs as root in a mount namespace of its own, where
+# those folders are bind mounts of $HOST2_DIR: the same binaries, bridge and
+# /dev/kvm, but its own domains, pools, sockets and logs.
+host2_answers() { timeout 5 virsh -q -c "$HOST2_URI" version >/dev/null 2>&1; }
+
+ensure_second_libvirtd() {
+  local pid folder
+  if pid_alive "$HOST2_LIBVIRTD_PID_FILE"; then
+    pid=$(tr -dc '0-9' <"$HOST2_LIBVIRTD_PID_FILE")
+    if [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ]; then
+      log "libvirtd #2 (pid $pid) is stopped; sending SIGCONT"
+      kill -CONT "$pid"
+    fi
+    wait_for 10 host2_answers \
+      || die "libvirtd #2 (pid $pid) runs but does not answer on $HOST2_SOCKET; see $HOST2_DIR/log/libvirtd.log"
+    return
+  fi
+  # A virtlogd left from an earlier libvirtd #2 lives in that one's namespace.
+  stop_pid_file "$HOST2_VIRTLOGD_PID_FILE" "virtlogd #2"
+  for folder in etc run lib cache log; do
+    mkdir -p "$HOST2_DIR/$folder"
+  done
+  chmod 0755 "$HOST2_DIR"
+  # cgroups stay the machine's libvirtd's business: two daemons would name
+  # their domains' cgroups alike.
+  printf '# Generated by scripts/test-stack.sh\ncgroup_controllers = [ ]\n' >"$HOST2_DIR/etc/qemu.conf"
+  log "starting libvirtd #2 (socket $HOST2_SOCKET)"
+  # shellcheck disable=SC2016
+  LIBVIRT_LOG_OUTPUTS="3:file:/var/log/libvirt/libvirtd.log" \
+    setsid unshare --mount --propagation private sh -c '
+      set -e
+      mount --bind "$1/etc" /etc/libvirt
+      mount --bind "$1/run" /run/libvirt
+      mount --bind "$1/lib" /var/lib/libvirt
+      mount --bind "$1/cache" /var/cache/libvirt
+      mount --bind "$1/log" /var/log/libvirt
+      virtlogd -d -p "$1/virtlogd.pid"
+      exec tini -s -- libvirtd -p "$1/libvirtd.pid"' _ "$HOST2_DIR" \
+    </dev/null >>"$HOST2_DIR/libvirtd.out" 2>&1 &
+  wait_for 30 host2_answers \
+    || die "libvirtd #2 did not answer on $HOST2_SOCKET within 30 s; see $HOST2_DIR/libvirtd.out and $HOST2_DIR/log/libvirtd.log"
+}
+
+stop_second_libvirtd() {
+  stop_pid_file "$HOST2_LIBVIRTD_PID_FILE" "libvirtd #2"
+  stop_pid_file "$HOST2_VIRTLOGD_PID_FILE" "virtlogd #2"
 }
 
 # --- bridge ------------------------------------------------------------------
@@ -340,15 +425,15 @@ ensure_keys() {
   mv -f "$SSH_DIR/authorized_keys.new" "$SSH_DIR/authorized_keys"
 }
 
-# write_sshd_config PORT: true when the file changed.
+# write_sshd_config CONFIG PID_FILE PORT: true when the file changed.
 write_sshd_config() {
-  local port=$1
-  cat >"$SSHD_CONFIG.new" <<EOF
+  local config=$1 pid_file=$2 port=$3
+  cat >"$config.new" <<EOF
 # Generated by scripts/test-stack.sh; rewritten on every up.
 Port $port
 ListenAddress 127.0.0.1
 HostKey $SSH_DIR/host_ed25519_key
-PidFile $SSHD_PID_FILE
+PidFile $pid_file
 # Keys for root live in the state folder: /root/.ssh stays untouched.
 AuthorizedKeysFile $SSH_DIR/authorized_keys
 PermitRootLogin prohibit-password
@@ -370,12 +455,12 @@ MaxStartups 200
 MaxSessions 100
 LogLevel INFO
 EOF
-  chmod 0600 "$SSHD_CONFIG.new"
-  if cmp -s "$SSHD_CONFIG.new" "$SSHD_CONFIG"; then
-    rm -f "$SSHD_CONFIG.new"
+  chmod 0600 "$config.new"
+  if cmp -s "$config.new" "$config"; then
+    rm -f "$config.new"
     return 1
   fi
-  mv -f "$SSHD_CONFIG.new" "$SSHD_CONFIG"
+  mv -f "$config.new" "$config"
 }
 
 ssh_answers() {
@@ -386,12 +471,20 @@ ssh_answers() {
     root@127.0.0.1 true
 }
 
+# write_known_hosts [PORT]: the lines of PORT and of both sshds' recorded ports.
 write_known_hosts() {
-  local port=$1
-  printf '[127.0.0.1]:%s %s\n' "$port" "$(cut -d' ' -f1,2 "$SSH_DIR/host_ed25519_key.pub")" \
-    >"$SSH_DIR/known_hosts"
-  printf '[127.0.0.1]:%s %s\n' "$port" "$(cut -d' ' -f1,2 "$SSH_DIR/other_host_ed25519_key.pub")" \
-    >"$SSH_DIR/wrong_known_hosts"
+  local port
+  : >"$SSH_DIR/known_hosts.new"
+  : >"$SSH_DIR/wrong_known_hosts.new"
+  for port in $(printf '%s\n' "$@" "$(cat "$SSHD_PORT_FILE" 2>/dev/null)" "$(cat "$SSHD2_PORT_FILE" 2>/dev/null)" \
+      | grep -E '^[0-9]+$' | sort -u); do
+    printf '[127.0.0.1]:%s %s\n' "$port" "$(cut -d' ' -f1,2 "$SSH_DIR/host_ed25519_key.pub")" \
+      >>"$SSH_DIR/known_hosts.new"
+    printf '[127.0.0.1]:%s %s\n' "$port" "$(cut -d' ' -f1,2 "$SSH_DIR/other_host_ed25519_key.pub")" \
+      >>"$SSH_DIR/wrong_known_hosts.new"
+  done
+  mv -f "$SSH_DIR/known_hosts.new" "$SSH_DIR/known_hosts"
+  mv -f "$SSH_DIR/wrong_known_hosts.new" "$SSH_DIR/wrong_known_hosts"
 }
 
 # libvirt's qemu+ssh transport (the OpenSSH binary) ignores the URI's
@@ -411,40 +504,39 @@ write_virsh_ssh_command() {
   mv -f "$wrapper.new" "$wrapper"
 }
 
+# ensure_sshd CONFIG PID_FILE PORT_FILE PREFERRED_PORT NAME: prints the port.
 ensure_sshd() {
-  local port
-  ensure_keys
-  write_virsh_ssh_command
+  local config=$1 pid_file=$2 port_file=$3 preferred=$4 name=$5 port
   # Keep a running sshd (and its port): tests of a previous up may hold
   # connections. A changed config (a newer version of this script) reaches it
   # through SIGHUP, which re-executes the listener and leaves sessions alone.
-  if pid_alive "$SSHD_PID_FILE" && [ -s "$SSHD_PORT_FILE" ]; then
-    port=$(cat "$SSHD_PORT_FILE")
-    if write_sshd_config "$port"; then
-      /usr/sbin/sshd -t -f "$SSHD_CONFIG" || die "sshd rejects $SSHD_CONFIG"
-      log "sshd config changed; sending SIGHUP to sshd"
-      kill -HUP "$(tr -dc '0-9' <"$SSHD_PID_FILE")"
+  if pid_alive "$pid_file" && [ -s "$port_file" ]; then
+    port=$(cat "$port_file")
+    if write_sshd_config "$config" "$pid_file" "$port"; then
+      /usr/sbin/sshd -t -f "$config" || die "sshd rejects $config"
+      log "$name config changed; sending SIGHUP to $name"
+      kill -HUP "$(tr -dc '0-9' <"$pid_file")"
     fi
     write_known_hosts "$port"
     if wait_for 5 ssh_answers "$port"; then
       echo "$port"
       return
     fi
-    log "sshd on port $port does not accept the client key; restarting it"
-    stop_pid_file "$SSHD_PID_FILE" sshd
+    log "$name on port $port does not accept the client key; restarting it"
+    stop_pid_file "$pid_file" "$name"
   fi
-  port=$(free_port "$(preferred_port "${EGRESS_TEST_SSH_PORT:-}" "$SSHD_PORT_FILE" 2222)")
-  write_sshd_config "$port" || true
+  port=$(free_port "$preferred")
+  write_sshd_config "$config" "$pid_file" "$port" || true
   write_known_hosts "$port"
-  /usr/sbin/sshd -t -f "$SSHD_CONFIG" || die "sshd rejects $SSHD_CONFIG"
-  log "starting sshd on 127.0.0.1:$port"
+  /usr/sbin/sshd -t -f "$config" || die "sshd rejects $config"
+  log "starting $name on 127.0.0.1:$port"
   # The -o options repeat the config on purpose: they are what the tests rely on.
-  /usr/sbin/sshd -f "$SSHD_CONFIG" -E "$SSH_DIR/sshd.log" \
+  /usr/sbin/sshd -f "$config" -E "${pid_file%.pid}.log" \
     -o AllowTcpForwarding=yes -o AllowStreamLocalForwarding=yes \
     -o PermitRootLogin=prohibit-password
-  echo "$port" >"$SSHD_PORT_FILE"
+  echo "$port" >"$port_file"
   wait_for 10 ssh_answers "$port" \
-    || die "sshd on 127.0.0.1:$port does not accept the client key; see $SSH_DIR/sshd.log"
+    || die "$name on 127.0.0.1:$port does not accept the client key; see ${pid_file%.pid}.log"
   echo "$port"
 }
 
@@ -515,7 +607,7 @@ ensure_http() {
 # --- env ---------------------------------------------------------------------
 
 write_env() {
-  local ssh_port=$1 http_port=$2 domain_type=$3
+  local ssh_port=$1 http_port=$2 domain_type=$3 ssh2_port=$4
   cat >"$ENV_FILE.tmp" <<EOF
 EGRESS_TEST_STACK_DIR=$STATE_DIR
 EGRESS_TEST_SSH_HOST=127.0.0.1
@@ -542,6 +634,12 @@ EGRESS_TEST_LIBVIRTD_PID=$(tr -dc '0-9' </run/libvirtd.pid)
 EGRESS_TEST_HTTP_PID=$(tr -dc '0-9' <"$HTTP_PID_FILE")
 EGRESS_TEST_DOMAIN_TYPE=$domain_type
 EGRESS_TEST_VIRSH_SSH_COMMAND=$SSH_DIR/ssh-for-libvirt
+EGRESS_TEST_HOST2_SSH_PORT=$ssh2_port
+EGRESS_TEST_HOST2_LIBVIRT_SOCKET=$HOST2_SOCKET
+EGRESS_TEST_HOST2_LIBVIRT_URI=$HOST2_URI
+EGRESS_TEST_HOST2_POOL_DIR=$HOST2_POOL_DIR
+EGRESS_TEST_HOST2_SSHD_PID=$(tr -dc '0-9' <"$SSHD2_PID_FILE")
+EGRESS_TEST_HOST2_LIBVIRTD_PID=$(tr -dc '0-9' <"$HOST2_LIBVIRTD_PID_FILE")
 EOF
   mv -f "$ENV_FILE.tmp" "$ENV_FILE"
 }
@@ -565,34 +663,52 @@ cmd_up() {
   require_root
   require_commands
   check_names
-  local started=$SECONDS ssh_port http_port domain_type
+  local started=$SECONDS ssh_port ssh2_port http_port domain_type
   mkdir -p "$STATE_DIR"
   chmod 0755 "$STATE_DIR"
   ensure_users_and_folders
   ensure_libvirtd
+  ensure_second_libvirtd
   ensure_bridge
-  ensure_pool
+  ensure_pool "$LIBVIRT_URI" "$POOL_DIR"
+  ensure_pool "$HOST2_URI" "$HOST2_POOL_DIR"
   ensure_images
-  ssh_port=$(ensure_sshd)
+  ensure_keys
+  write_virsh_ssh_command
+  ssh_port=$(ensure_sshd "$SSHD_CONFIG" "$SSHD_PID_FILE" "$SSHD_PORT_FILE" \
+    "$(preferred_port "${EGRESS_TEST_SSH_PORT:-}" "$SSHD_PORT_FILE" 2222)" sshd)
+  ssh2_port=$(ensure_sshd "$SSHD2_CONFIG" "$SSHD2_PID_FILE" "$SSHD2_PORT_FILE" \
+    "$(preferred_port "${EGRESS_TEST_HOST2_SSH_PORT:-}" "$SSHD2_PORT_FILE" 2322)" "sshd #2")
   http_port=$(ensure_http)
   domain_type=$(detect_domain_type)
-  write_env "$ssh_port" "$http_port" "$domain_type"
+  write_env "$ssh_port" "$http_port" "$domain_type" "$ssh2_port"
   log "up in $((SECONDS - started)) s; environment in $ENV_FILE"
 }
 
 cmd_down() {
   require_root
   stop_pid_file "$SSHD_PID_FILE" sshd
+  stop_pid_file "$SSHD2_PID_FILE" "sshd #2"
   stop_pid_file "$HTTP_PID_FILE" "HTTP server"
   if libvirt_answers; then
-    remove_test_domains
-    remove_pool
+    remove_test_domains "$LIBVIRT_URI"
+    remove_pool "$LIBVIRT_URI"
   else
     log "libvirtd does not answer: domains ($TEST_DOMAIN_PREFIX*) and pool $POOL left as they are"
   fi
+  if pid_alive "$HOST2_LIBVIRTD_PID_FILE"; then
+    kill -CONT "$(tr -dc '0-9' <"$HOST2_LIBVIRTD_PID_FILE")" 2>/dev/null || true
+    if host2_answers; then
+      remove_test_domains "$HOST2_URI"
+      remove_pool "$HOST2_URI"
+    else
+      log "libvirtd #2 does not answer: its domains and pool $POOL are left in $HOST2_DIR"
+    fi
+  fi
+  stop_second_libvirtd
   remove_bridge
   rm -f "$ENV_FILE"
-  log "down; libvirtd and virtlogd keep running (machine-wide daemons); keys and images kept in $STATE_DIR"
+  log "down; the machine's libvirtd and virtlogd keep running (machine-wide daemons); keys and images kept in $STATE_DIR"
 }
 
 cmd_env() {
@@ -624,10 +740,20 @@ cmd_status() {
   else
     echo "http          not running"
   fi
-  if libvirt_answers && pool_exists; then
-    echo "pool          $POOL: $(virsh_local pool-info "$POOL" | awk -F': *' '/^State/ { print $2 }'), $(virsh_local vol-list --pool "$POOL" 2>/dev/null | grep -c . || true) volumes, target $(pool_target)"
+  if libvirt_answers && pool_exists "$LIBVIRT_URI"; then
+    echo "pool          $POOL: $(virsh_local pool-info "$POOL" | awk -F': *' '/^State/ { print $2 }'), $(virsh_local vol-list --pool "$POOL" 2>/dev/null | grep -c . || true) volumes, target $(pool_target "$LIBVIRT_URI")"
   else
     echo "pool          $POOL: absent"
+  fi
+  if pid_alive "$HOST2_LIBVIRTD_PID_FILE" && host2_answers; then
+    echo "libvirtd #2   running, pid $(cat "$HOST2_LIBVIRTD_PID_FILE"), socket $HOST2_SOCKET, $(virsh_on "$HOST2_URI" list --all --name | grep -c . || true) domains"
+  else
+    echo "libvirtd #2   not running or not answering"
+  fi
+  if pid_alive "$SSHD2_PID_FILE"; then
+    echo "sshd #2       running, pid $(cat "$SSHD2_PID_FILE"), 127.0.0.1:$(cat "$SSHD2_PORT_FILE" 2>/dev/null || echo '?')"
+  else
+    echo "sshd #2       not running"
   fi
   if ip link show dev "$BRIDGE" >/dev/null 2>&1; then
     # Operstate is DOWN/UNKNOWN while no guest is attached; the admin flag counts.
@@ -651,28 +777,50 @@ descendants() {
   done
 }
 
+# cmd_kill_sshd [second]
 cmd_kill_sshd() {
   require_root
-  pid_alive "$SSHD_PID_FILE" || die "sshd is not running"
-  local listener pids
-  listener=$(tr -dc '0-9' <"$SSHD_PID_FILE")
+  local pid_file=$SSHD_PID_FILE port_file=$SSHD_PORT_FILE name=sshd listener pids
+  case ${1:-} in
+    '') ;;
+    second) pid_file=$SSHD2_PID_FILE port_file=$SSHD2_PORT_FILE name="sshd #2" ;;
+    *) die "kill-sshd takes no argument or 'second', not '$1'" ;;
+  esac
+  pid_alive "$pid_file" || die "$name is not running"
+  listener=$(tr -dc '0-9' <"$pid_file")
   # Children first in the list, but all get SIGKILL at once: sessions must
   # drop as abruptly as a crashed host.
   pids=$(descendants "$listener")
   # shellcheck disable=SC2086
   kill -KILL $pids "$listener" 2>/dev/null || true
-  wait_for 5 pid_gone "$SSHD_PID_FILE" || die "sshd (pid $listener) survived SIGKILL"
-  log "killed sshd listener $listener and $(grep -c . <<<"$pids" || true) connection processes; 'up' restarts it on port $(cat "$SSHD_PORT_FILE")"
+  wait_for 5 pid_gone "$pid_file" || die "$name (pid $listener) survived SIGKILL"
+  log "killed $name listener $listener and $(grep -c . <<<"$pids" || true) connection processes; 'up' restarts it on port $(cat "$port_file")"
+}
+
+# Callers run this script under flock(1) (the stack is shared). flock's lock
+# lives as long as any process holds the lock file open, and every daemon
+# started here would inherit that descriptor: the lock would never be
+# released. So descriptors above stderr are closed first (255 is bash's own
+# handle on this script).
+close_inherited_descriptors() {
+  local fd
+  for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    if [ "$fd" -gt 2 ] && [ "$fd" -ne 255 ]; then
+      eval "exec $fd>&-" 2>/dev/null || true
+    fi
+  done
 }
 
 main() {
+  close_inherited_descriptors
   case ${1:-} in
     up) cmd_up ;;
     down) cmd_down ;;
     env) cmd_env ;;
     status) cmd_status ;;
-    kill-sshd) cmd_kill_sshd ;;
-    *) echo "usage: $0 up|down|env|status|kill-sshd" >&2; exit 2 ;;
+    kill-sshd) cmd_kill_sshd "${2:-}" ;;
+    *) echo "usage: $0 up|down|env|status|kill-sshd [second]" >&2; exit 2 ;;
   esac
 }
 

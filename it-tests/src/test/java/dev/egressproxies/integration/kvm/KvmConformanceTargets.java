@@ -17,21 +17,22 @@ import java.util.function.Supplier;
 
 /**
  * The conformance target of a KVM backend's entry on the test stack, shared by {@code kvm} and
- * {@code kvm2}: both keep their instances as domains of the stack's one libvirtd, with IDs
- * {@code host/name}, so they have the same placement, harness ({@link KvmHarness}) and capabilities.
+ * {@code kvm2}: both keep their instances as domains of libvirtd, with IDs {@code host/name}, so
+ * they have the same placements, harness ({@link KvmHarness}) and capabilities. The entry has two
+ * hosts, {@value KvmTestConfig#HOST} and {@value KvmTestConfig#HOST2}: the stack's two independent
+ * libvirtds, each behind its own sshd ({@link KvmTestConfig#secondHost()}).
  *
  * <p>Declared capabilities, and why the others are lacking:
  * <ul>
  *   <li>no {@link Capability#REACHES_RUNNING}: the stack's image holds no operating system, and
  *       the ARP address source fails in this sandbox, so no address ever appears; the suite asserts
  *       PROVISIONING without an address instead, which is what the contract demands then;
- *   <li>no {@link Capability#MULTIPLE_ZONES}: the stack has one libvirtd, and two hosts pointing at
- *       it would list every domain twice;
+ *   <li>{@link Capability#MULTIPLE_ZONES}: the two hosts are the zones;
  *   <li>{@link Capability#PLANTS_UNMANAGED_INSTANCES}, {@link Capability#STOPS_INSTANCES},
  *       {@link Capability#HANGS_ON_DEMAND} and {@link Capability#MAKES_ZONES_UNREADABLE}: see
  *       {@link KvmHarness};
  *   <li>{@link Capability#BUILDS_ANOTHER_ENTRY}: the same configuration under the entry name
- *       {@code ENTRY-other}, on the same libvirtd (a {@code kvm2} one keeps its own cached base
+ *       {@code ENTRY-other}, on the same libvirtds (a {@code kvm2} one keeps its own cached base
  *       volume, {@code ENTRY-other+tiny.base.qcow2}).
  * </ul>
  * Instance names start with {@code egress-it-}, so {@code scripts/test-stack.sh down} removes
@@ -52,15 +53,16 @@ final class KvmConformanceTargets {
     static <P extends Provider> ConformanceTarget onTestStack(Supplier<KvmTestConfig> configs, Class<P> type,
                                                               Path stateDirectory, String malformedId)
             throws IOException {
-        KvmTestConfig config = configs.get();
+        KvmTestConfig config = configs.get().secondHost();
         P provider = ConfiguredProviders.providerFromYaml(config.yaml(), config.entry(), type,
                 new TestProviderContext(stateDirectory));
-        KvmTestConfig other = configs.get().entry(config.entry() + "-other");
+        KvmTestConfig other = configs.get().secondHost().entry(config.entry() + "-other");
         Path otherStateDirectory = stateDirectory.resolve("other-entry");
         return ConformanceTarget.builder(provider, config.entry())
-                .capabilities(Capability.PLANTS_UNMANAGED_INSTANCES, Capability.STOPS_INSTANCES,
+                .capabilities(Capability.MULTIPLE_ZONES, Capability.PLANTS_UNMANAGED_INSTANCES, Capability.STOPS_INSTANCES,
                         Capability.HANGS_ON_DEMAND, Capability.MAKES_ZONES_UNREADABLE, Capability.BUILDS_ANOTHER_ENTRY)
                 .placement(new Placement(KvmTestConfig.HOST, KvmTestConfig.MACHINE_TYPE, KvmTestConfig.IMAGE))
+                .placement(new Placement(KvmTestConfig.HOST2, KvmTestConfig.MACHINE_TYPE, KvmTestConfig.IMAGE))
                 .namePrefix(TestStack.NAME_PREFIX)
                 .malformedId(malformedId)
                 .unknownId(KvmTestConfig.HOST + "/" + NoKvmLeftovers.CONFORMANCE_PREFIX + "never-created")

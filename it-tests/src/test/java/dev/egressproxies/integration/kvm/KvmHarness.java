@@ -15,13 +15,15 @@ import java.util.function.Supplier;
 
 /**
  * The conformance hooks of the {@code kvm} backend on the test stack, done behind the provider's
- * back with the machine's own tools:
+ * back with the machine's own tools, on the libvirtd of the zone's (or ID's) host
+ * ({@link StackHypervisors}):
  * <ul>
  *   <li>plant: {@code virsh define} of a small stopped domain without the platform's metadata;
  *   <li>stop: {@code virsh destroy}, as a host crash or an operator would;
- *   <li>hang: SIGSTOP to libvirtd ({@link LibvirtdFreezer}), which hangs every operation;
- *   <li>unreadable zone: {@code test-stack.sh kill-sshd}, which makes the only host unreachable
- *       (the entry has one host, so that zone is the one the suite names);
+ *   <li>hang: SIGSTOP to the machine's libvirtd ({@link LibvirtdFreezer}), which hangs every
+ *       operation on the first host;
+ *   <li>unreadable zone: {@code test-stack.sh kill-sshd [second]}, which makes that host
+ *       unreachable;
  *   <li>another entry: a provider its target builds from the same configuration under another
  *       entry name.
  * </ul>
@@ -31,6 +33,7 @@ import java.util.function.Supplier;
 final class KvmHarness implements ConformanceHarness {
     private final TestStack stack;
     private final Supplier<Entry> anotherEntry;
+    /** Planted domains as provider IDs, {@code HOST/NAME}. */
     private final List<String> planted = new ArrayList<>();
     private boolean frozen;
     private boolean sshdKilled;
@@ -47,20 +50,21 @@ final class KvmHarness implements ConformanceHarness {
 
     @Override
     public String plantUnmanaged(Placement placement, String name) {
-        zoneOf(placement.zone());
+        String host = hostOf(placement.zone());
+        String id = host + "/" + name;
         Path xml = writeDomainXml(name);
         try {
-            planted.add(name);
-            Virsh.run("define", xml.toString());
+            planted.add(id);
+            StackHypervisors.virsh(stack, host).virsh("define", xml.toString());
         } finally {
             deleteQuietly(xml);
         }
-        return KvmTestConfig.HOST + "/" + name;
+        return id;
     }
 
     @Override
     public void stop(String id) {
-        Virsh.run("destroy", domainOf(id));
+        StackHypervisors.virsh(stack, StackHypervisors.hostOf(id)).virsh("destroy", StackHypervisors.nameOf(id));
     }
 
     @Override
@@ -71,9 +75,9 @@ final class KvmHarness implements ConformanceHarness {
 
     @Override
     public void makeZoneUnreadable(String zone) {
-        zoneOf(zone);
+        String host = hostOf(zone);
         sshdKilled = true;
-        StackSshd.kill();
+        StackSshd.kill(host);
     }
 
     @Override
@@ -85,13 +89,13 @@ final class KvmHarness implements ConformanceHarness {
             StackSshd.revive();
             sshdKilled = false;
         }
-        for (String name : List.copyOf(planted)) {
-            if (!Virsh.domains(name).contains(name)) {
-                planted.remove(name);
-                continue;
+        for (String id : List.copyOf(planted)) {
+            Virsh virsh = StackHypervisors.virsh(stack, StackHypervisors.hostOf(id));
+            String name = StackHypervisors.nameOf(id);
+            if (virsh.domainsNamed(name).contains(name)) {
+                virsh.virsh("undefine", name, "--managed-save", "--snapshots-metadata", "--nvram");
             }
-            Virsh.run("undefine", name, "--managed-save", "--snapshots-metadata", "--nvram");
-            planted.remove(name);
+            planted.remove(id);
         }
     }
 
@@ -100,18 +104,9 @@ final class KvmHarness implements ConformanceHarness {
         return "KvmHarness[frozen=" + frozen + ", sshdKilled=" + sshdKilled + ", planted=" + planted + "]";
     }
 
-    private static String domainOf(String id) {
-        String prefix = KvmTestConfig.HOST + "/";
-        if (!id.startsWith(prefix)) {
-            throw new IllegalArgumentException("'" + id + "' is not an ID on host " + KvmTestConfig.HOST);
-        }
-        return id.substring(prefix.length());
-    }
-
-    private static void zoneOf(String zone) {
-        if (!zone.isEmpty() && !zone.equals(KvmTestConfig.HOST)) {
-            throw new IllegalArgumentException("zone '" + zone + "' is not the stack's host " + KvmTestConfig.HOST);
-        }
+    /** The host a zone names; the empty zone is the first host, as with an entry of one host. */
+    private static String hostOf(String zone) {
+        return zone.isEmpty() ? KvmTestConfig.HOST : zone;
     }
 
     /** A stopped domain like the backend's, but without the platform's metadata element. */

@@ -18,15 +18,18 @@ import java.util.Map;
  * {@value #IMAGE} (the stack's small qcow2 over its loopback HTTP server; for {@code kvm2} pinned
  * by its sha256 and booted with BIOS: the image holds no operating system, so UEFI's per-VM
  * variables file would be one more thing to create and remove for nothing). Tests change the SSH
- * files, the budgets, host settings, or add images.
+ * files, the budgets, host settings, or add images; {@link #secondHost()} adds the host
+ * {@value #HOST2}, the stack's second, independent libvirtd (its own sshd, socket and pool).
  */
 final class KvmTestConfig {
     /** The {@code kvm} entry's name. */
     static final String ENTRY = "kvm-test";
     /** The {@code kvm2} entry's name. */
     static final String KVM2_ENTRY = "kvm2-test";
-    /** The only host, and so the only zone. */
+    /** The first host: the only one, and so the only zone, unless {@link #secondHost()} adds {@link #HOST2}. */
     static final String HOST = "local";
+    /** The second host, the stack's second libvirtd, that {@link #secondHost()} adds. */
+    static final String HOST2 = "local2";
     /** The machine type every test uses. */
     static final String MACHINE_TYPE = "small";
     /** The image every test uses; its base volume {@code tiny.base.qcow2} stays cached in the pool. */
@@ -38,6 +41,7 @@ final class KvmTestConfig {
     private Path keyFile;
     private Path knownHostsFile;
     private int port;
+    private boolean secondHost;
     private Duration handshakeTimeout = Duration.ofSeconds(30);
     private final Map<String, String> images = new LinkedHashMap<>();
     private final Map<String, String> extraSettings = new LinkedHashMap<>();
@@ -75,6 +79,20 @@ final class KvmTestConfig {
     KvmTestConfig entry(String name) {
         this.entry = name;
         return this;
+    }
+
+    /**
+     * Adds the host {@value #HOST2}: the stack's second libvirtd, reached through its own sshd, with
+     * a pool of the same name in its own folder. Host settings apply to both hosts.
+     */
+    KvmTestConfig secondHost() {
+        this.secondHost = true;
+        return this;
+    }
+
+    /** The configured hosts' names, which are the entry's zones. */
+    List<String> hosts() {
+        return secondHost ? List.of(HOST, HOST2) : List.of(HOST);
     }
 
     /** Adds or replaces a top-level setting of the entry, such as {@code transferBudget: 30s}. */
@@ -166,22 +184,29 @@ final class KvmTestConfig {
         yaml.append("    handshakeTimeout: ").append(handshakeTimeout.toMillis()).append("ms\n");
         yaml.append("    keepaliveInterval: 15s\n");
         yaml.append("    hosts:\n");
-        yaml.append("      - name: ").append(HOST).append('\n');
-        Map<String, String> host = new LinkedHashMap<>();
-        host.put("address", quoted(stack.value("EGRESS_TEST_SSH_HOST")));
-        host.put("port", Integer.toString(port));
-        host.put("user", quoted(stack.value("EGRESS_TEST_SSH_USER")));
-        host.put("socket", quoted(stack.libvirtSocket().toString()));
-        host.put("pool", quoted(stack.pool()));
-        host.put("bridge", quoted(stack.bridge()));
-        host.put("domainType", stack.value("EGRESS_TEST_DOMAIN_TYPE"));
-        host.putAll(extraHostSettings);
-        host.forEach((key, value) -> yaml.append("        ").append(key).append(": ").append(value).append('\n'));
+        appendHost(yaml, HOST, port, stack.libvirtSocket().toString());
+        if (secondHost) {
+            appendHost(yaml, HOST2, stack.secondHostSshPort(), stack.secondHostLibvirtSocket().toString());
+        }
         yaml.append("    machineTypes:\n");
         machineTypes.forEach((key, mapping) -> yaml.append("      ").append(key).append(": ").append(mapping).append('\n'));
         yaml.append("    images:\n");
         images.forEach((key, mapping) -> yaml.append("      ").append(key).append(": ").append(mapping).append('\n'));
         extraSettings.forEach((key, value) -> yaml.append("    ").append(key).append(": ").append(value).append('\n'));
+    }
+
+    private void appendHost(StringBuilder yaml, String name, int sshPort, String socket) {
+        yaml.append("      - name: ").append(name).append('\n');
+        Map<String, String> host = new LinkedHashMap<>();
+        host.put("address", quoted(stack.value("EGRESS_TEST_SSH_HOST")));
+        host.put("port", Integer.toString(sshPort));
+        host.put("user", quoted(stack.value("EGRESS_TEST_SSH_USER")));
+        host.put("socket", quoted(socket));
+        host.put("pool", quoted(stack.pool()));
+        host.put("bridge", quoted(stack.bridge()));
+        host.put("domainType", stack.value("EGRESS_TEST_DOMAIN_TYPE"));
+        host.putAll(extraHostSettings);
+        host.forEach((key, value) -> yaml.append("        ").append(key).append(": ").append(value).append('\n'));
     }
 
     /** The names of the images, in configuration order. */

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Checks that a KVM test class leaves no domain and no volume behind: after the class, no domain
- * and no volume of the stack's pool may be named with one of the prefixes this module's KVM tests
+ * and no volume of the stack's pool, on either of its libvirtds, may be named with one of the prefixes this module's KVM tests
  * use ({@link #PREFIXES}); an instance's volumes start with its entry's name, so they count when
  * the prefix follows the entry ({@link #volumesNamedWith}). What the check finds is listed,
  * removed (so the next class starts clean) and fails the class. The cached base images ({@code kvm}'s {@code tiny.base.qcow2} with its
@@ -69,8 +69,11 @@ public final class NoKvmLeftovers implements BeforeAllCallback, AfterAllCallback
         LibvirtdFreezer.thaw();
         List<String> leftovers = removeAll(stack);
         List<String> remaining = Virsh.volumes(stack.pool(), "");
+        Virsh second = Virsh.on(stack.secondHostUri());
         System.out.println("[kvm leftovers] after " + context.getDisplayName() + ": volumes left in pool "
-                + stack.pool() + ": " + remaining + "; egress-it-* domains: " + Virsh.domains(TestStack.NAME_PREFIX));
+                + stack.pool() + ": " + remaining + ", on the second host: " + second.volumesNamed(stack.pool(), "")
+                + "; egress-it-* domains: " + Virsh.domains(TestStack.NAME_PREFIX) + ", on the second host: "
+                + second.domainsNamed(TestStack.NAME_PREFIX));
         if (!leftovers.isEmpty()) {
             fail("%s left %d domains and volumes behind (removed now): %s", context.getDisplayName(),
                     leftovers.size(), leftovers);
@@ -88,10 +91,25 @@ public final class NoKvmLeftovers implements BeforeAllCallback, AfterAllCallback
                 Scripts.run(300, "undefine-domains.sh", prefix.substring(0, prefix.length() - 1));
             }
         }
+        // The second libvirtd holds only the few domains of tests of entries with two hosts.
+        Virsh second = Virsh.on(stack.secondHostUri());
         for (String prefix : PREFIXES) {
-            for (String volume : volumesNamedWith(stack.pool(), prefix)) {
-                found.add("volume " + volume);
-                Virsh.run("vol-delete", "--pool", stack.pool(), volume);
+            for (String domain : second.domainsNamed(prefix)) {
+                found.add("domain " + domain + " on the second host");
+                if (second.virsh("list", "--state-running", "--state-paused", "--name").lines()
+                        .anyMatch(domain::equals)) {
+                    second.virsh("destroy", domain);
+                }
+                second.virsh("undefine", domain, "--managed-save", "--snapshots-metadata", "--nvram");
+            }
+        }
+        for (Virsh virsh : List.of(Virsh.on(Virsh.SYSTEM_URI), second)) {
+            String where = virsh == second ? " on the second host" : "";
+            for (String prefix : PREFIXES) {
+                for (String volume : volumesNamedWith(virsh, stack.pool(), prefix)) {
+                    found.add("volume " + volume + where);
+                    virsh.virsh("vol-delete", "--pool", stack.pool(), volume);
+                }
             }
         }
         return found;
@@ -103,7 +121,12 @@ public final class NoKvmLeftovers implements BeforeAllCallback, AfterAllCallback
      * instance's overlay and seed do ({@code ENTRY+NAME.qcow2}, {@code ENTRY+NAME.seed.iso}).
      */
     static List<String> volumesNamedWith(String pool, String prefix) {
-        return Virsh.volumes(pool, "").stream()
+        return volumesNamedWith(Virsh.on(Virsh.SYSTEM_URI), pool, prefix);
+    }
+
+    /** Like {@link #volumesNamedWith(String, String)}, on the libvirtd {@code virsh} reaches. */
+    static List<String> volumesNamedWith(Virsh virsh, String pool, String prefix) {
+        return virsh.volumesNamed(pool, "").stream()
                 .filter(volume -> volume.startsWith(prefix) || InstanceVolumes.withoutEntry(volume).startsWith(prefix))
                 .toList();
     }

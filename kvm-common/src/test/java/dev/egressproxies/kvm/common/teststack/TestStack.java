@@ -14,7 +14,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The real hypervisor stack of {@code scripts/test-stack.sh} on this machine, as its {@code env}
- * file describes it: libvirtd, the dir pool, the bridge, the test images.
+ * file describes it: libvirtd, the dir pool, the bridge, the test images; and the second,
+ * independent libvirtd with its own sshd and pool, for entries with two hosts.
  *
  * <p>The first use in a test JVM runs {@code scripts/test-stack.sh up} (idempotent, about half a
  * second when the stack already runs), so {@code ./mvnw verify} needs nothing started by hand; it
@@ -84,6 +85,21 @@ public final class TestStack {
 
     public Path qcow2Image() {
         return Path.of(value("EGRESS_TEST_IMAGES_DIR")).resolve(value("EGRESS_TEST_IMAGE_QCOW2"));
+    }
+
+    /** The SSH port of the second hypervisor's sshd. */
+    public int secondHostSshPort() {
+        return Integer.parseInt(value("EGRESS_TEST_HOST2_SSH_PORT"));
+    }
+
+    /** The second hypervisor's libvirt socket, as its host setting {@code socket} names it. */
+    public Path secondHostLibvirtSocket() {
+        return Path.of(value("EGRESS_TEST_HOST2_LIBVIRT_SOCKET"));
+    }
+
+    /** The URI through which {@code virsh} on this machine reaches the second hypervisor. */
+    public String secondHostUri() {
+        return value("EGRESS_TEST_HOST2_LIBVIRT_URI");
     }
 
     /** The running libvirtd's process ID: its pid file, which is current even after a restart. */

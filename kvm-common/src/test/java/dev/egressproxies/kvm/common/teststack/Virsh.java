@@ -4,33 +4,65 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The native {@code virsh} against the local libvirtd, for what tests do behind a backend's back:
- * plant an unmanaged domain, stop one, list leftovers.
+ * The native {@code virsh} against the local libvirtd (or, through {@link #on}, the stack's second
+ * one), for what tests do behind a backend's back: plant an unmanaged domain, stop one, list
+ * leftovers.
  */
 public final class Virsh {
-    private Virsh() {
+    /** The machine's libvirtd. */
+    public static final String SYSTEM_URI = "qemu:///system";
+
+    private final String uri;
+
+    private Virsh(String uri) {
+        this.uri = uri;
+    }
+
+    /** virsh against the libvirtd at {@code uri}, such as {@link TestStack#secondHostUri()}. */
+    public static Virsh on(String uri) {
+        return new Virsh(uri);
     }
 
     /** Runs {@code virsh -q -c qemu:///system ARGUMENTS} and returns its output. */
     public static String run(String... arguments) {
-        String[] command = new String[arguments.length + 4];
-        command[0] = "virsh";
-        command[1] = "-q";
-        command[2] = "-c";
-        command[3] = "qemu:///system";
-        System.arraycopy(arguments, 0, command, 4, arguments.length);
-        return Commands.run(30, command);
+        return on(SYSTEM_URI).virsh(arguments);
     }
 
     /** The names of every defined domain starting with {@code prefix}. */
     public static List<String> domains(String prefix) {
-        return names(run("list", "--all", "--name")).stream().filter(name -> name.startsWith(prefix)).toList();
+        return on(SYSTEM_URI).domainsNamed(prefix);
     }
 
     /** The names of every volume in the pool starting with {@code prefix}. */
     public static List<String> volumes(String pool, String prefix) {
-        return run("vol-list", pool).lines().map(String::trim).filter(line -> !line.isEmpty())
+        return on(SYSTEM_URI).volumesNamed(pool, prefix);
+    }
+
+    /** Runs {@code virsh -q -c URI ARGUMENTS} and returns its output. */
+    public String virsh(String... arguments) {
+        String[] command = new String[arguments.length + 4];
+        command[0] = "virsh";
+        command[1] = "-q";
+        command[2] = "-c";
+        command[3] = uri;
+        System.arraycopy(arguments, 0, command, 4, arguments.length);
+        return Commands.run(30, command);
+    }
+
+    /** The names of every domain defined there starting with {@code prefix}. */
+    public List<String> domainsNamed(String prefix) {
+        return names(virsh("list", "--all", "--name")).stream().filter(name -> name.startsWith(prefix)).toList();
+    }
+
+    /** The names of every volume in the pool there starting with {@code prefix}. */
+    public List<String> volumesNamed(String pool, String prefix) {
+        return virsh("vol-list", pool).lines().map(String::trim).filter(line -> !line.isEmpty())
                 .map(line -> line.split("\\s+")[0]).filter(name -> name.startsWith(prefix)).toList();
+    }
+
+    /** The connection URI. */
+    public String uri() {
+        return uri;
     }
 
     private static List<String> names(String output) {
