@@ -95,7 +95,7 @@ class FileBackedProviderTest {
 
         JsonNode state = new ObjectMapper().readTree(stateFile.toFile());
 
-        assertThat(state.get("version").intValue()).isEqualTo(2);
+        assertThat(state.get("version").intValue()).isEqualTo(3);
         assertThat(state.get("instances")).hasSize(1);
         assertThat(state.get("instances").get(0).get("entry").asText()).isEqualTo(TestProviders.ENTRY);
         assertThat(state.get("instances").get(0).get("createdAt").asText()).isEqualTo("2030-01-01T00:00:00Z");
@@ -162,12 +162,12 @@ class FileBackedProviderTest {
     void fileOfAnotherVersionIsRefusedNamingTheVersion() throws IOException {
         Path stateFile = directory.resolve("state.json");
         FakeProvider provider = provider(stateFile);
-        Files.writeString(stateFile, "{\"version\": 3, \"instances\": [], \"shards\": {}}");
+        Files.writeString(stateFile, "{\"version\": 4, \"instances\": [], \"shards\": {}}");
 
         ProviderException error = providerError(() -> provider.get("zone-a/proxy-1", deadline()),
                 ErrorKind.PERMANENT, Operation.GET, "zone-a/proxy-1");
 
-        assertThat(error.detail()).contains("version 3", "reads versions 1 and 2 only");
+        assertThat(error.detail()).contains("version 4", "reads versions 1 to 3 only");
     }
 
     @Test
