@@ -19,6 +19,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -294,7 +295,7 @@ public final class FileInstanceStore implements InstanceStore {
     }
 
     private static String seconds(Duration duration) {
-        return Math.max(0, duration.toSeconds()) + " s";
+        return String.format(Locale.ROOT, "%.1f s", Math.max(0, duration.toMillis()) / 1000.0);
     }
 
     private static String reason(IOException failure) {
