@@ -216,7 +216,10 @@ abstract class CreateConformance extends ConformanceGroup {
             provider().validate(request);
             String id = session().create(request);
 
-            assertThat(session().get(id).name()).isEqualTo(name);
+            Instance created = session().get(id);
+            assertThat(created.name()).isEqualTo(name);
+            assertThat(created.placement().zone()).as("zone recorded for a request without one: the only zone")
+                    .isEqualTo(primary.zone());
             assertThat(session().listed(id)).isPresent();
         });
     }
