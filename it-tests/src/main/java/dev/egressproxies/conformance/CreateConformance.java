@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The conformance cases of {@code create} with valid requests: it returns a usable ID and is
- * idempotent by name, also under concurrency and for stopped instances.
+ * idempotent by name, also under concurrency, for stopped instances and with other values; a name
+ * is one instance across the entry's zones, and a zone it cannot read stops it (TRANSIENT).
  */
 abstract class CreateConformance extends ConformanceGroup {
     private static final int CONCURRENT_CALLERS = 8;
