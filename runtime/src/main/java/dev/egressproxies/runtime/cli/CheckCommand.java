@@ -58,14 +58,16 @@ final class CheckCommand implements Callable<Integer> {
             ArrayNode array = printer.array();
             for (Result result : results) {
                 array.addObject().put("entry", result.entry()).put("check", result.check().name())
-                        .put("passed", result.check().passed()).put("detail", result.check().detail());
+                        .put("passed", result.check().passed()).put("warning", result.check().warning())
+                        .put("detail", result.check().detail());
             }
             printer.print(printer.object().put("config", source).set("checks", array));
             return;
         }
         Table table = new Table("ENTRY", "CHECK", "RESULT", "DETAIL");
         results.forEach(result -> table.row(result.entry(), result.check().name(),
-                result.check().passed() ? "ok" : "FAILED", result.check().detail()));
+                result.check().passed() ? result.check().warning() ? "warning" : "ok" : "FAILED",
+                result.check().detail()));
         printer.print(table);
     }
 
