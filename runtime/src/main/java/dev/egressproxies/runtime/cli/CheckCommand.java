@@ -16,7 +16,8 @@ import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code egressctl check [ENTRY]}: validates the config (every entry must build) and runs each
- * entry's preflight checks.
+ * entry's preflight checks. Exits 1 when one failed; a passed check with a warning (shown as
+ * {@code warning}) does not.
  */
 @Command(name = "check", mixinStandardHelpOptions = true, description = "Validates the config and runs each entry's preflight checks.")
 final class CheckCommand implements Callable<Integer> {

@@ -47,7 +47,9 @@ import org.slf4j.LoggerFactory;
  *   <li>the holder removes the lease after the marker was written and on every failure, best
  *       effort; a lease left behind is stale by its expiry or its dead holder, and at once to the
  *       {@code FetchLeases} that took it (the caller holds its in-process lock of the base, so the
- *       lease is no fetch under way), as when a lost link kept it from removing its lease.
+ *       lease is no fetch under way), as when a lost link kept it from removing its lease;
+ *   <li>a holder killed after its marker leaves a lease no fetch will take over: a create that
+ *       finds the base complete removes it when stale ({@link #removeStale}).
  * </ul>
  *
  * <p>Callers must hold their in-process lock of (host, base volume) around {@link #acquire} and
