@@ -69,13 +69,11 @@ final class PoolLeftovers {
     void warnAboutLeases(LibvirtHost libvirt, StoragePool pool, HostSettings host) {
         for (String name : leaseNames(LibvirtSteps.step("listing the volumes of storage pool " + host.pool(),
                 () -> libvirt.listVolumeNames(pool)))) {
-            Optional<FetchLease> lease = FetchLeases.readLease(libvirt, pool, name);
-            Optional<String> stale = lease.flatMap(leases::staleness);
-            if (lease.isEmpty() || stale.isPresent()) {
-                LOG.warn("the fetch lease {} is left in storage pool {} on host {} ({}); the next create of its image"
-                        + " removes it, or remove it when no create runs: virsh vol-delete --pool {} {}", name,
-                        host.pool(), host.name(), stale.orElse("it holds no whole lease"), host.pool(), name);
-            }
+            // One still being written (no whole lease yet) is most likely a fetch starting right now.
+            Optional<String> stale = FetchLeases.readLease(libvirt, pool, name).flatMap(leases::staleness);
+            stale.ifPresent(why -> LOG.warn("the fetch lease {} is left in storage pool {} on host {} ({}); the next"
+                    + " create of its image removes it, or remove it when no create runs: virsh vol-delete --pool {}"
+                    + " {}", name, host.pool(), host.name(), why, host.pool(), name));
         }
     }
 
