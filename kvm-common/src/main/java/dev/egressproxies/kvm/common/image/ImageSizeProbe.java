@@ -3,6 +3,7 @@ package dev.egressproxies.kvm.common.image;
 import dev.egressproxies.api.Deadline;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -19,14 +20,22 @@ import java.util.Objects;
  */
 public final class ImageSizeProbe {
     private final HttpClient client;
+    private final Duration idleLimit;
+
+    /** Creates a probe that waits {@link ImageFetcher#DEFAULT_IDLE_LIMIT} at most for each answer's headers. */
+    public ImageSizeProbe(HttpClient client) {
+        this(client, ImageFetcher.DEFAULT_IDLE_LIMIT);
+    }
 
     /**
      * Creates a probe.
      *
-     * @param client the HTTP client; its redirect policy decides which redirects are followed
+     * @param client    the HTTP client; its redirect policy decides which redirects are followed
+     * @param idleLimit how long to wait for each answer's headers (within the caller's deadline); positive
      */
-    public ImageSizeProbe(HttpClient client) {
+    public ImageSizeProbe(HttpClient client, Duration idleLimit) {
         this.client = Objects.requireNonNull(client, "client");
+        this.idleLimit = ImageFetcher.requirePositive(idleLimit);
     }
 
     /**
@@ -34,11 +43,12 @@ public final class ImageSizeProbe {
      *
      * @param deadline when the caller gives up; include the per-call budget in it
      * @throws ImageFetchException classified as for a fetch: 4xx PERMANENT, 5xx and 429 TRANSIENT, no
-     *                             or zero Content-Length PERMANENT, an encoded response PERMANENT
+     *                             or zero Content-Length PERMANENT, an encoded response PERMANENT, no
+     *                             answer within the idle limit TRANSIENT
      */
     public long publishedBytes(ImageSource source, Deadline deadline) {
         FetchFailures failures = FetchFailures.of(source.url());
-        TransferClock clock = TransferClock.forProbe(deadline);
+        TransferClock clock = TransferClock.forProbe(deadline, idleLimit);
         HttpResponse<BodyStream> head = ImageRequests.send(client, source.url(), "HEAD", clock, failures);
         head.body().close();
         if (!headCannotTell(head)) {
