@@ -5,6 +5,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Finds out how large a published image file is without downloading it, for the quota precheck
@@ -19,6 +21,7 @@ import java.util.Objects;
  * <p>Thread-safe.
  */
 public final class ImageSizeProbe {
+    private static final Logger LOG = LoggerFactory.getLogger(ImageSizeProbe.class);
     private final HttpClient client;
     private final Duration idleLimit;
 
@@ -49,15 +52,28 @@ public final class ImageSizeProbe {
     public long publishedBytes(ImageSource source, Deadline deadline) {
         FetchFailures failures = FetchFailures.of(source.url());
         TransferClock clock = TransferClock.forProbe(deadline, idleLimit);
-        HttpResponse<BodyStream> head = ImageRequests.send(client, source.url(), "HEAD", clock, failures);
-        head.body().close();
-        if (!headCannotTell(head)) {
-            return ResponseClassifier.publishedLength(head, failures);
+        LOG.debug("size of the image at {}: HEAD (idle limit {})", failures.url(), DurationText.of(idleLimit));
+        try {
+            HttpResponse<BodyStream> head = ImageRequests.send(client, source.url(), "HEAD", clock, failures);
+            head.body().close();
+            if (!headCannotTell(head)) {
+                return logged(failures, ResponseClassifier.publishedLength(head, failures));
+            }
+            LOG.debug("size of the image at {}: HEAD answered {} without a length, asking with a GET", failures.url(),
+                    head.statusCode());
+            HttpResponse<BodyStream> get = ImageRequests.send(client, source.url(), "GET", clock, failures);
+            // Only the headers matter: closing the body at once stops the download.
+            get.body().close();
+            return logged(failures, ResponseClassifier.publishedLength(get, failures));
+        } catch (ImageFetchException failure) {
+            LOG.debug("size of the image at {}: failed: {}", failures.url(), failure.getMessage());
+            throw failure;
         }
-        HttpResponse<BodyStream> get = ImageRequests.send(client, source.url(), "GET", clock, failures);
-        // Only the headers matter: closing the body at once stops the download.
-        get.body().close();
-        return ResponseClassifier.publishedLength(get, failures);
+    }
+
+    private static long logged(FetchFailures failures, long length) {
+        LOG.debug("size of the image at {}: {} bytes", failures.url(), length);
+        return length;
     }
 
     private static boolean headCannotTell(HttpResponse<?> head) {

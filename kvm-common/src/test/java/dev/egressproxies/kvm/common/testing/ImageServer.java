@@ -192,6 +192,33 @@ public final class ImageServer implements AutoCloseable {
         return this;
     }
 
+    /** Answers neither HEAD nor GET until {@code release} opens: a server that accepted the request and stalls. */
+    public ImageServer serveNothing(String path, CountDownLatch release) {
+        answers.put(path, exchange -> awaitRelease(release));
+        return this;
+    }
+
+    /**
+     * Answers HEAD with {@code length} at once, and a GET with nothing (not even its headers) until
+     * {@code release} opens.
+     */
+    public ImageServer serveHeadOnly(String path, long length, CountDownLatch release) {
+        answers.put(path, exchange -> {
+            if (!answeredHead(exchange, length)) {
+                awaitRelease(release);
+            }
+        });
+        return this;
+    }
+
+    private static void awaitRelease(CountDownLatch release) {
+        try {
+            release.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /**
      * Declares {@code content}'s length, sends its first {@code sent} bytes, waits for
      * {@code release}, then sends the rest: a download that is under way while a test acts.
