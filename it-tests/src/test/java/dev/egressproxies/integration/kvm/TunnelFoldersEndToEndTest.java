@@ -69,7 +69,7 @@ class TunnelFoldersEndToEndTest {
         CountDownLatch release = new CountDownLatch(1);
         try (ImageServer server = new ImageServer()) {
             // The create holds its tunnel open while it waits for the image's answer, which never comes.
-            server.serveHeadOnly("/never.qcow2", 1024 * 1024, release);
+            server.serveHeadOnly("/never.qcow2", 1024 * 1024, new CountDownLatch(1), release);
             KvmTestConfig config = KvmTestConfig.standard().image(key, server.url("/never.qcow2"))
                     .setting("imageIdleTimeout", "60s");
             EgressctlProcess egressctl = egressctl(config);

@@ -192,19 +192,26 @@ public final class ImageServer implements AutoCloseable {
         return this;
     }
 
-    /** Answers neither HEAD nor GET until {@code release} opens: a server that accepted the request and stalls. */
-    public ImageServer serveNothing(String path, CountDownLatch release) {
-        answers.put(path, exchange -> awaitRelease(release));
+    /**
+     * Answers neither HEAD nor GET until {@code release} opens: a server that accepted the request
+     * and stalls; opens {@code stalled} when a request arrives.
+     */
+    public ImageServer serveNothing(String path, CountDownLatch stalled, CountDownLatch release) {
+        answers.put(path, exchange -> {
+            stalled.countDown();
+            awaitRelease(release);
+        });
         return this;
     }
 
     /**
      * Answers HEAD with {@code length} at once, and a GET with nothing (not even its headers) until
-     * {@code release} opens.
+     * {@code release} opens; opens {@code stalled} when a GET arrives.
      */
-    public ImageServer serveHeadOnly(String path, long length, CountDownLatch release) {
+    public ImageServer serveHeadOnly(String path, long length, CountDownLatch stalled, CountDownLatch release) {
         answers.put(path, exchange -> {
             if (!answeredHead(exchange, length)) {
+                stalled.countDown();
                 awaitRelease(release);
             }
         });
