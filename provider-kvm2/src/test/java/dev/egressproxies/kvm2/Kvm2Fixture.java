@@ -77,7 +77,7 @@ final class Kvm2Fixture implements AutoCloseable {
         config = new Kvm2Config(List.of(new HostSettings("host-1", "127.0.0.1", 2222, "root", null, POOL, BRIDGE,
                 "qemu", null, null, null)), Map.of("small", new MachineSize(1, 512)), settings.images(),
                 settings.diskSizeGb(), null, Path.of("/nonexistent/id_ed25519"), Path.of("/nonexistent/known_hosts"),
-                null, null, null, RPC_BUDGET, settings.transferBudget());
+                null, null, null, RPC_BUDGET, settings.transferBudget(), null);
         provider = new Kvm2Provider(settings.entry(), config, context, dialer);
         entry = settings.entry();
         baseVolume = baseVolume(IMAGE);
