@@ -94,7 +94,7 @@ final class Kvm2Fixture implements AutoCloseable {
         return new Kvm2Provider(entry, new Kvm2Config(config.hosts(), config.machineTypes(), images,
                 config.diskSizeGb(), config.vendorData(), config.sshKeyFile(), config.knownHostsFile(),
                 config.insecureIgnoreHostKey(), config.handshakeTimeout(), config.keepaliveInterval(),
-                config.rpcBudget(), config.transferBudget()), context, dialer);
+                config.rpcBudget(), config.transferBudget(), config.imageIdleTimeout()), context, dialer);
     }
 
     /** The base volume of catalogue image {@code key} of this entry. */
