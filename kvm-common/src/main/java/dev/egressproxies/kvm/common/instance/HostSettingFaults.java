@@ -30,7 +30,7 @@ final class HostSettingFaults {
     static String describe(LibvirtException refusal, HostSettings host, int index, List<String> volumePaths) {
         String message = refusal.getMessage();
         boolean missing = DOES_NOT_EXIST.contains(refusal.systemErrorNumber());
-        String libvirtSaid = " (libvirt: " + message + ")";
+        String libvirtSaid = " (libvirt: " + message + "; error " + refusal.code() + ", " + refusal.rawCode() + ")";
         if (message.contains("'" + host.bridge() + "'")) {
             return (missing ? missingBridge(host, index) : bridgeUnusable(host, index)) + libvirtSaid;
         }

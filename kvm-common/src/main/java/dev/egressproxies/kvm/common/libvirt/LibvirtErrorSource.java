@@ -2,7 +2,7 @@ package dev.egressproxies.kvm.common.libvirt;
 
 /**
  * The part of libvirt that raised an error (libvirt's {@code virErrorDomain}), for the parts the
- * backends tell apart; every other one is {@link #OTHER}. An error relayed from the daemon keeps the
+ * backends tell apart; every other one is {@link #OTHER}, and an error without one {@link #UNKNOWN}. An error relayed from the daemon keeps the
  * source the daemon gave it, so {@link #RPC} and {@link #REMOTE} mark errors of the client's own
  * side of the link.
  */
@@ -23,8 +23,10 @@ public enum LibvirtErrorSource {
     CPU(31),
     /** VIR_FROM_CGROUP (54): the cgroup code, which checks device paths before QEMU starts. */
     CGROUP(54),
-    /** Any other source. */
-    OTHER(-1);
+    /** No source given: libvirt-java did not know it, or the error was raised outside libvirt (fakes). */
+    UNKNOWN(-1),
+    /** Any other source; its number is in {@link LibvirtException#rawSource()}. */
+    OTHER(-2);
 
     private final int number;
 
@@ -37,7 +39,7 @@ public enum LibvirtErrorSource {
         return number;
     }
 
-    /** The source for libvirt's number, {@link #OTHER} for one not listed. */
+    /** The source for libvirt's number, {@link #UNKNOWN} for -1, {@link #OTHER} for one not listed. */
     public static LibvirtErrorSource of(int number) {
         for (LibvirtErrorSource source : values()) {
             if (source.number == number) {

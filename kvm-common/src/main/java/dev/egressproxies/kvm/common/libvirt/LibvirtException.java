@@ -39,18 +39,18 @@ public final class LibvirtException extends RuntimeException {
     }
 
     /**
-     * Creates an exception raised on this side of the link, as libvirt's client library raises
-     * them ({@link LibvirtErrorSource#RPC}): for the errors this module reports itself and for fakes.
+     * Creates an exception that names no source ({@link LibvirtErrorSource#UNKNOWN}) and no OS
+     * error number: for the errors this module raises itself and for fakes.
      *
      * @param rawCode libvirt's {@code virErrorNumber}
      * @param message the message
      * @param cause   the cause, or null
      */
     public LibvirtException(int rawCode, String message, Throwable cause) {
-        this(rawCode, LibvirtErrorSource.RPC.number(), NO_SYSTEM_ERROR_NUMBER, message, cause);
+        this(rawCode, LibvirtErrorSource.UNKNOWN.number(), NO_SYSTEM_ERROR_NUMBER, message, cause);
     }
 
-    /** Creates an exception for a known code, raised on this side of the link. */
+    /** Creates an exception for a known code, without source or OS error number. */
     public LibvirtException(LibvirtErrorCode code, String message) {
         this(code.number(), message, null);
     }
@@ -92,15 +92,19 @@ public final class LibvirtException extends RuntimeException {
 
     /**
      * Whether the error means the connection itself failed, so it must be dropped and redialled:
-     * an RPC or no-connection error, or an OS call or internal error that the client's side of the
-     * link raised (its socket broke, the daemon closed it). The same codes raised by the daemon,
-     * such as a missing bridge that is an OS error there, are answers over a working link.
+     * an RPC or no-connection error; an OS call error that the client's side of the link raised
+     * (its socket broke) or that names no source; an internal error of the client's side (the
+     * daemon closed the connection). The same codes raised by the daemon, such as a missing bridge
+     * that is an OS call error there, are answers over a working link.
      */
     public boolean isTransportFailure() {
         if (code == LibvirtErrorCode.RPC || code == LibvirtErrorCode.NO_CONNECT) {
             return true;
         }
         boolean clientSide = source == LibvirtErrorSource.RPC || source == LibvirtErrorSource.REMOTE;
-        return clientSide && (code == LibvirtErrorCode.SYSTEM_ERROR || code == LibvirtErrorCode.INTERNAL_ERROR);
+        if (code == LibvirtErrorCode.SYSTEM_ERROR) {
+            return clientSide || source == LibvirtErrorSource.UNKNOWN;
+        }
+        return clientSide && code == LibvirtErrorCode.INTERNAL_ERROR;
     }
 }
