@@ -16,7 +16,7 @@ import org.libvirt.jna.virError;
  */
 final class CapableConnect extends Connect {
     /** The functions libvirt-java lacks, bound from the same native library. */
-    private interface MissingFunctions extends Library {
+    interface MissingFunctions extends Library {
         CString virConnectGetDomainCapabilities(ConnectionPointer connection, String emulatorBinary, String arch,
                                                 String machine, String virtType, int flags);
     }
