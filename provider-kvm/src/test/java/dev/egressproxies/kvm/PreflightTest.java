@@ -26,7 +26,11 @@ class PreflightTest {
 
         assertThat(checks).extracting(PreflightCheck::name).containsExactly(
                 "SSH and libvirt on host host-1 (root@127.0.0.1:2222)", "storage pool egress-test on host host-1",
+                "hosts[0].bridge on host host-1", "hosts[0].domainType on host host-1",
+                "hosts[0].cpuMode on host host-1", "hosts[0].uefiLoader on host host-1",
                 "SSH and libvirt on host host-2 (root@127.0.0.1:2222)", "storage pool egress-test on host host-2",
+                "hosts[1].bridge on host host-2", "hosts[1].domainType on host host-2",
+                "hosts[1].cpuMode on host host-2", "hosts[1].uefiLoader on host host-2",
                 "machine types",
                 "image debian-12 at " + serverRoot(), "image alpine-raw at " + serverRoot(),
                 "unused base images in pool egress-test on host host-1", "fetch leases in pool egress-test on host host-1",
@@ -35,8 +39,8 @@ class PreflightTest {
         assertThat(checks).noneMatch(PreflightCheck::warning);
         assertThat(checks.get(0).detail()).isEqualTo("libvirt 9.0.0 (QEMU) on host-1");
         assertThat(checks.get(1).detail()).isEqualTo("running, 100.0 GiB of 100.0 GiB available");
-        assertThat(checks.get(4).detail()).isEqualTo("small (1 vCPU, 512 MiB), large (4 vCPUs, 4096 MiB)");
-        assertThat(checks.get(5).detail()).isEqualTo("downloadable, " + KvmFixture.IMAGE_BYTES.length + " bytes (qcow2)");
+        assertThat(checks.get(12).detail()).isEqualTo("small (1 vCPU, 512 MiB), large (4 vCPUs, 4096 MiB)");
+        assertThat(checks.get(13).detail()).isEqualTo("downloadable, " + KvmFixture.IMAGE_BYTES.length + " bytes (qcow2)");
         assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).as("no image downloaded").isZero();
         assertThat(fixture.server.heads(KvmFixture.IMAGE_PATH)).isEqualTo(1);
     }
@@ -45,7 +49,7 @@ class PreflightTest {
     void anImageThatIsNotThereFails() {
         fixture.server.status(KvmFixture.IMAGE_PATH, 404);
 
-        PreflightCheck image = fixture.provider.preflight(Requests.deadline()).get(5);
+        PreflightCheck image = fixture.provider.preflight(Requests.deadline()).get(13);
 
         assertThat(image.passed()).isFalse();
         assertThat(image.detail()).contains("answered HTTP 404", "images.debian-12.url of provider entry 'kvm-test'");
@@ -55,7 +59,7 @@ class PreflightTest {
     void aServerThatRefusesHeadIsAskedWithAGet() {
         fixture.server.serveWithoutHead(KvmFixture.IMAGE_PATH, KvmFixture.IMAGE_BYTES);
 
-        PreflightCheck image = fixture.provider.preflight(Requests.deadline()).get(5);
+        PreflightCheck image = fixture.provider.preflight(Requests.deadline()).get(13);
 
         assertThat(image.passed()).isTrue();
         assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isEqualTo(1);

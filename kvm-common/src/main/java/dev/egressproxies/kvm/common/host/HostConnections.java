@@ -13,8 +13,8 @@ import dev.egressproxies.api.Deadline;
  * later callers).
  *
  * <p>A transport failure (a {@link dev.egressproxies.kvm.common.libvirt.LibvirtException} whose
- * {@linkplain dev.egressproxies.kvm.common.libvirt.LibvirtException#isTransportFailure() code says
- * the connection failed}, or any exception that is not one of the verdicts below) drops the
+ * {@linkplain dev.egressproxies.kvm.common.libvirt.LibvirtException#isTransportFailure() code and
+ * source say the connection failed}, or any exception that is not one of the verdicts below) drops the
  * connection and surfaces as {@link HostCallException.Reason#UNREACHABLE}. Any other {@link
  * dev.egressproxies.kvm.common.libvirt.LibvirtException}, and any verdict the work itself throws (a
  * {@link dev.egressproxies.api.ProviderException}, an {@link IllegalArgumentException}, an {@link

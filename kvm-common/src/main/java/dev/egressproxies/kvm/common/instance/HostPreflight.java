@@ -1,11 +1,16 @@
 package dev.egressproxies.kvm.common.instance;
 
+import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.libvirt.HostInfo;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.PoolInfo;
+import dev.egressproxies.kvm.common.xml.CpuMode;
+import dev.egressproxies.kvm.common.xml.DomainCapabilities;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -14,8 +19,10 @@ import java.util.stream.Collectors;
 
 /**
  * The checks behind {@code egressctl check} that every KVM entry shares, changing nothing: for
- * each host, that SSH (with the right host key) and libvirt answer and that the storage pool exists
- * and runs; then that the machine types are sane. A failed check is reported with what to fix,
+ * each host, that SSH (with the right host key) and libvirt answer, that the storage pool exists,
+ * runs and has space, that the bridge exists, that the domain type is offered (with its default
+ * machine), that the CPU mode can be used and that the UEFI loader is one libvirt offers; then that
+ * the machine types are sane. A failed host check names the setting ({@code hosts[0].bridge}). A failed check is reported with what to fix,
  * never thrown; {@link #check} runs a backend's own checks the same way.
  */
 public final class HostPreflight {
@@ -27,12 +34,15 @@ public final class HostPreflight {
     /** The host and machine type checks of the entry. */
     static List<PreflightCheck> run(EntrySettings settings, HostCaller hosts, Call call) {
         List<PreflightCheck> checks = new ArrayList<>();
-        for (HostSettings host : settings.hosts()) {
+        for (int index = 0; index < settings.hosts().size(); index++) {
+            HostSettings host = settings.hosts().get(index);
             String name = "SSH and libvirt on host " + host.name() + " (" + host.destination() + ")";
             PreflightCheck connection = check(name, () -> describe(hosts.call(host, call, LibvirtHost::hostInfo)));
             checks.add(connection);
             if (connection.passed()) {
                 checks.add(poolCheck(host, hosts, call));
+                checks.add(bridgeCheck(host, index, hosts, call));
+                checks.addAll(platformChecks(host, index, hosts, call));
             }
         }
         checks.add(PreflightCheck.passed("machine types", settings.machineTypes().entrySet().stream()
@@ -65,9 +75,120 @@ public final class HostPreflight {
             if (!info.get().running()) {
                 throw call.permanent(Pools.notRunning(host));
             }
+            if (info.get().availableBytes() <= 0) {
+                throw call.failure(ErrorKind.QUOTA_EXCEEDED, "storage pool '" + host.pool() + "' on host '"
+                        + host.name() + "' has no space left: free some, or set hosts[].pool to another pool", null);
+            }
             return String.format("running, %.1f GiB of %.1f GiB available", info.get().availableBytes() / GIB,
                     info.get().capacityBytes() / GIB);
         });
+    }
+
+    /** The bridge exists, when the host's libvirt can look up interfaces (its interface driver runs). */
+    private static PreflightCheck bridgeCheck(HostSettings host, int index, HostCaller hosts, Call call) {
+        String name = HostSettingFaults.setting(index, "bridge") + " on host " + host.name();
+        return check(name, () -> {
+            Optional<Boolean> exists = hosts.call(host, call, libvirt -> unlessUnsupported(
+                    () -> libvirt.hasInterface(host.bridge())));
+            if (exists.isEmpty()) {
+                return "not verified: libvirt on host " + host.name() + " cannot look up interfaces (no interface"
+                        + " driver); a missing bridge fails the create, naming this setting";
+            }
+            if (!exists.get()) {
+                throw call.permanent(HostSettingFaults.missingBridge(host, index));
+            }
+            return "bridge " + host.bridge() + " exists";
+        });
+    }
+
+    /**
+     * The domain type, CPU mode and UEFI loader against the host's domain capabilities; one check
+     * when the domain type itself is not offered.
+     */
+    private static List<PreflightCheck> platformChecks(HostSettings host, int index, HostCaller hosts, Call call) {
+        String typeName = HostSettingFaults.setting(index, "domainType") + " on host " + host.name();
+        Optional<DomainCapabilities> capabilities;
+        try {
+            capabilities = hosts.call(host, call, libvirt -> domainCapabilities(libvirt, host, index, call));
+        } catch (ProviderException failure) {
+            return List.of(PreflightCheck.failed(typeName, failure.detail()));
+        }
+        if (capabilities.isEmpty()) {
+            return List.of(PreflightCheck.passed(typeName, "not verified: libvirt on host " + host.name()
+                    + " cannot report domain capabilities"));
+        }
+        DomainCapabilities offered = capabilities.get();
+        return List.of(
+                PreflightCheck.passed(typeName, host.domainType() + " offered, default machine " + offered.machine()),
+                check(HostSettingFaults.setting(index, "cpuMode") + " on host " + host.name(),
+                        () -> cpuMode(host, index, offered, call)),
+                check(HostSettingFaults.setting(index, "uefiLoader") + " on host " + host.name(),
+                        () -> uefiLoader(host, index, offered, call)));
+    }
+
+    private static Optional<DomainCapabilities> domainCapabilities(LibvirtHost libvirt, HostSettings host, int index,
+                                                                   Call call) {
+        try {
+            return unlessUnsupported(() -> libvirt.domainCapabilities(host.domainType()))
+                    .map(DomainCapabilities::parse);
+        } catch (LibvirtException refused) {
+            if (refused.is(LibvirtErrorCode.CONFIG_UNSUPPORTED) || refused.is(LibvirtErrorCode.INVALID_ARGUMENT)) {
+                throw call.permanent(HostSettingFaults.unsupportedDomainType(host, index) + " (libvirt: "
+                        + refused.getMessage() + ")");
+            }
+            throw refused;
+        }
+    }
+
+    private static String cpuMode(HostSettings host, int index, DomainCapabilities offered, Call call) {
+        CpuMode mode = host.platform().cpuMode();
+        String modeName;
+        if (mode instanceof CpuMode.HostModel) {
+            modeName = "host-model";
+        } else if (mode instanceof CpuMode.HostPassthrough) {
+            modeName = "host-passthrough";
+        } else if (mode instanceof CpuMode.Named named) {
+            Boolean usable = offered.cpuModels().get(named.model());
+            if (usable == null) {
+                throw call.permanent(HostSettingFaults.setting(index, "cpuMode") + " '" + named.model() + "' is not a"
+                        + " CPU model QEMU knows on host '" + host.name() + "': use host-model, default, or one of the"
+                        + " models 'virsh domcapabilities --virttype " + host.domainType() + "' lists there");
+            }
+            return named.model() + (usable ? " is usable" : " is known but not usable on this host's CPU as it is;"
+                    + " libvirt falls back to a similar model");
+        } else {
+            return "QEMU's default CPU model";
+        }
+        if (!offered.cpuModes().contains(modeName)) {
+            throw call.permanent(HostSettingFaults.setting(index, "cpuMode") + " '" + modeName + "' is not supported"
+                    + " by host '" + host.name() + "' under domainType " + host.domainType() + ": use one of "
+                    + offered.cpuModes() + " or default");
+        }
+        return modeName + " supported";
+    }
+
+    private static String uefiLoader(HostSettings host, int index, DomainCapabilities offered, Call call) {
+        if (!offered.loaders().contains(host.uefiLoader())) {
+            throw call.permanent(HostSettingFaults.firmware(host, index, "uefiLoader", host.uefiLoader(), false)
+                    + "; libvirt offers " + (offered.loaders().isEmpty() ? "none" : offered.loaders())
+                    + " (a loader outside this list fails this check even if the file exists; the images that"
+                    + " boot with BIOS do not need it)");
+        }
+        return host.uefiLoader() + " offered; the variables template " + host.uefiVarsTemplate() + " is not listed"
+                + " by libvirt, a missing one fails the create of a UEFI image naming hosts[" + index
+                + "].uefiVarsTemplate";
+    }
+
+    /** What {@code work} returns, or empty when the host's libvirt does not support it. */
+    private static <T> Optional<T> unlessUnsupported(Supplier<T> work) {
+        try {
+            return Optional.of(work.get());
+        } catch (LibvirtException unsupported) {
+            if (unsupported.is(LibvirtErrorCode.NO_SUPPORT)) {
+                return Optional.empty();
+            }
+            throw unsupported;
+        }
     }
 
     private static String describe(HostInfo info) {

@@ -2,12 +2,14 @@ package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Deadline;
+import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.libvirt.Domain;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrors;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
@@ -21,6 +23,7 @@ import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -45,6 +48,11 @@ import org.slf4j.LoggerFactory;
  *       it is never another entry's), and the seed ISO is rebuilt from scratch: no domain uses it yet, and
  *       a leftover one may be an upload that was cut off, which would boot the VM without
  *       cloud-init. Then the domain is defined with the platform's metadata and started.
+ *   <li>When libvirt refuses the overlay, seed, definition or start for good (PERMANENT: a missing
+ *       bridge or firmware file, a domain type the host does not offer), the create removes what
+ *       it made for the instance (the domain it defined, with its NVRAM, the overlay and the seed)
+ *       and names the host setting to fix ({@link HostSettingFaults}), so the create after the fix
+ *       starts clean. A TRANSIENT failure leaves everything for the next create to reuse.
  * </ol>
  * Before the host is touched, the entry's other hosts are asked for a domain of that name that this
  * entry created (one lookup each): a name is one instance per entry, so one found there is
@@ -177,7 +185,7 @@ final class InstanceCreator<I extends ImageChoice> {
         if (existing.isPresent()) {
             requireManaged(libvirt, placement.host(), existing.get(), call);
             LOG.debug("domain {} is already defined; making sure it runs", name);
-            startUnlessActive(libvirt, existing.get());
+            startExisting(libvirt, placement.host(), existing.get(), call);
             return new Survey(true, Optional.empty());
         }
         call.checkDeadline();
@@ -201,14 +209,53 @@ final class InstanceCreator<I extends ImageChoice> {
                        byte[] seed, Call call) {
         String name = request.name();
         StoragePool pool = Pools.require(libvirt, placement.host(), call);
-        StorageVolume overlay = ensureOverlay(libvirt, pool, name, basePath, placement.image().format(), call);
-        call.checkDeadline();
-        StorageVolume seedVolume = replaceSeed(libvirt, pool, name, seed);
-        call.checkDeadline();
-        String xml = DomainXml.of(definition(placement, request, overlay.path(), seedVolume.path()));
-        Domain domain = LibvirtSteps.step("defining domain " + name, () -> libvirt.defineDomain(xml));
-        call.checkDeadline();
-        start(libvirt, domain);
+        List<String> volumePaths = new ArrayList<>();
+        Domain domain = null;
+        try {
+            StorageVolume overlay = ensureOverlay(libvirt, pool, name, basePath, placement.image().format(), call);
+            volumePaths.add(overlay.path());
+            call.checkDeadline();
+            StorageVolume seedVolume = replaceSeed(libvirt, pool, name, seed);
+            volumePaths.add(seedVolume.path());
+            call.checkDeadline();
+            String xml = DomainXml.of(definition(placement, request, overlay.path(), seedVolume.path()));
+            domain = LibvirtSteps.step("defining domain " + name, () -> libvirt.defineDomain(xml));
+            call.checkDeadline();
+            start(libvirt, domain);
+        } catch (LibvirtException failure) {
+            if (LibvirtErrors.kindOf(failure) != ErrorKind.PERMANENT) {
+                throw failure;
+            }
+            String removal = removeWhatThisCreateMade(libvirt, pool, name, domain, failure);
+            throw call.failure(ErrorKind.PERMANENT, HostSettingFaults.describe(failure, placement.host(),
+                    placements.hostIndex(placement.host()), volumePaths) + removal, failure);
+        } catch (IllegalArgumentException unusable) {
+            removeWhatThisCreateMade(libvirt, pool, name, domain, unusable);
+            throw unusable;
+        }
+    }
+
+    /**
+     * Removes the domain this create defined (with its NVRAM) and the instance's overlay and seed,
+     * after a failure that every retry would repeat, so the create after a fixed configuration
+     * starts clean; a domain that existed before the create never comes here. The removal is best
+     * effort: what it could not remove is named in the result, a clause for the error's detail.
+     */
+    private String removeWhatThisCreateMade(LibvirtHost libvirt, StoragePool pool, String name, Domain domain,
+                                            RuntimeException failure) {
+        try {
+            if (domain != null) {
+                LibvirtSteps.run("undefining domain " + name, () -> libvirt.undefineDomain(domain));
+            }
+            Volumes.deleteIfPresent(libvirt, pool, VolumeNames.overlay(entry, name));
+            Volumes.deleteIfPresent(libvirt, pool, VolumeNames.seed(entry, name));
+            return "; nothing of instance " + name + " was left on the host";
+        } catch (RuntimeException cleanup) {
+            failure.addSuppressed(cleanup);
+            LOG.warn("could not remove what the failed create of {} made: {}", name, cleanup.toString());
+            return "; removing what this create made failed (" + cleanup.getMessage() + "): delete the instance"
+                    + " before creating it again";
+        }
     }
 
     /**
@@ -272,6 +319,25 @@ final class InstanceCreator<I extends ImageChoice> {
         LibvirtSteps.run("uploading seed volume " + seedName,
                 () -> libvirt.uploadVolume(volume, new ByteArrayInputStream(seed), seed.length));
         return volume;
+    }
+
+    /**
+     * Starts a domain an earlier create defined. When libvirt refuses it for good, the domain is
+     * left as it is (it existed before this create), and the error says that it keeps the
+     * settings it was defined with.
+     */
+    private void startExisting(LibvirtHost libvirt, HostSettings host, Domain domain, Call call) {
+        try {
+            startUnlessActive(libvirt, domain);
+        } catch (LibvirtException failure) {
+            if (LibvirtErrors.kindOf(failure) != ErrorKind.PERMANENT) {
+                throw failure;
+            }
+            throw call.failure(ErrorKind.PERMANENT, HostSettingFaults.describe(failure, host,
+                    placements.hostIndex(host), List.of()) + "; domain " + domain.name() + " was defined by an earlier"
+                    + " create and keeps the settings it was defined with: after fixing them, delete the instance"
+                    + " and create it again", failure);
+        }
     }
 
     private static void startUnlessActive(LibvirtHost libvirt, Domain domain) {

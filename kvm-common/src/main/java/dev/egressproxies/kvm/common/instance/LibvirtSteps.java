@@ -7,8 +7,9 @@ import java.util.function.Supplier;
  * The naming of libvirt calls as steps, so a failure says what was being done ("creating overlay
  * volume proxy-1.qcow2") and not only what libvirt said.
  *
- * <p>The failure stays a {@link LibvirtException} with the same code: the host connection pool
- * decides from it whether the link broke, and the translator from it which kind of error it is.
+ * <p>The failure stays a {@link LibvirtException} with the same code, source and OS error number:
+ * the host connection pool decides from it whether the link broke, and the translator from it
+ * which kind of error it is.
  */
 public final class LibvirtSteps {
     private LibvirtSteps() {
@@ -19,7 +20,7 @@ public final class LibvirtSteps {
         try {
             return work.get();
         } catch (LibvirtException failure) {
-            throw new LibvirtException(failure.rawCode(), description + ": " + failure.getMessage(), failure);
+            throw failure.during(description);
         }
     }
 

@@ -45,6 +45,11 @@ final class Placements<I extends ImageChoice> {
         return new Resolved<>(host, machineType, images.resolve(placement.image(), host, call));
     }
 
+    /** The position of {@code host} in the entry's hosts, for messages naming its settings ({@code hosts[0].bridge}). */
+    int hostIndex(HostSettings host) {
+        return settings.hosts().indexOf(host);
+    }
+
     /**
      * Returns the configured host an ID names.
      *

@@ -47,6 +47,14 @@ public enum LibvirtErrorCode {
     AGENT_UNRESPONSIVE(86),
     /** VIR_ERR_OPERATION_ABORTED (78). */
     OPERATION_ABORTED(78),
+    /** VIR_ERR_NO_NETWORK (43): no libvirt network of that name. */
+    NO_NETWORK(43),
+    /** VIR_ERR_NO_INTERFACE (57): no host interface of that name. */
+    NO_INTERFACE(57),
+    /** VIR_ERR_CONFIG_UNSUPPORTED (67): a definition the hypervisor cannot run, such as an unknown domain type. */
+    CONFIG_UNSUPPORTED(67),
+    /** VIR_ERR_OPERATION_UNSUPPORTED (84). */
+    OPERATION_UNSUPPORTED(84),
     /** Any other code. */
     OTHER(-1);
 

@@ -148,4 +148,34 @@ public interface LibvirtHost {
 
     /** What the host says about itself, for preflight checks. */
     HostInfo hostInfo();
+
+    /**
+     * libvirt's domain capabilities XML ({@code virConnectGetDomainCapabilities}) for x86_64 guests
+     * of {@code domainType} ({@code kvm} or {@code qemu}), for preflight checks.
+     *
+     * <p>The default throws {@link LibvirtErrorCode#NO_SUPPORT}; implementations that can ask
+     * libvirt override it.
+     *
+     * @throws LibvirtException {@link LibvirtErrorCode#CONFIG_UNSUPPORTED} or {@link
+     *                          LibvirtErrorCode#INVALID_ARGUMENT} when the host does not offer the type
+     */
+    default String domainCapabilities(String domainType) {
+        throw new LibvirtException(LibvirtErrorCode.NO_SUPPORT, getClass().getSimpleName()
+                + " cannot read domain capabilities");
+    }
+
+    /**
+     * Whether the host has a network interface (a bridge, for example) of that name, as libvirt's
+     * interface driver sees it; for preflight checks.
+     *
+     * <p>The default throws {@link LibvirtErrorCode#NO_SUPPORT}; implementations that can ask
+     * libvirt override it.
+     *
+     * @throws LibvirtException {@link LibvirtErrorCode#NO_SUPPORT} when the host's libvirt has no
+     *                          interface driver
+     */
+    default boolean hasInterface(String name) {
+        throw new LibvirtException(LibvirtErrorCode.NO_SUPPORT, getClass().getSimpleName()
+                + " cannot look up interfaces");
+    }
 }

@@ -1,9 +1,13 @@
 package dev.egressproxies.kvm.common.libvirt;
 
 import org.libvirt.Error;
+import org.libvirt.Error.ErrorDomain;
 import org.libvirt.Error.ErrorNumber;
 
-/** Turns libvirt-java's exceptions into this module's {@link LibvirtException}, keeping libvirt's error number. */
+/**
+ * Turns libvirt-java's exceptions into this module's {@link LibvirtException}, keeping libvirt's
+ * error number, the part of libvirt that raised it and the OS error number of a failed OS call.
+ */
 final class LibvirtJavaErrors {
     /** The number {@link LibvirtErrorCode#OTHER} stands for: libvirt-java did not know the code. */
     private static final int UNKNOWN_NUMBER = -1;
@@ -13,13 +17,17 @@ final class LibvirtJavaErrors {
 
     /** The exception for what libvirt-java threw. */
     static LibvirtException translate(org.libvirt.LibvirtException exception) {
-        Error error = exception.getError();
+        return translate(exception.getError(), exception);
+    }
+
+    /** The exception for libvirt's error record, which {@code cause} (may be null) carried. */
+    static LibvirtException translate(Error error, Throwable cause) {
         int number = errorNumber(error);
         String message = error == null ? null : error.getMessage();
         if (message == null || message.isBlank()) {
             message = "libvirt reported error number " + number + " without a message";
         }
-        return new LibvirtException(number, message, exception);
+        return new LibvirtException(number, sourceNumber(error), systemErrorNumber(error, number), message, cause);
     }
 
     /**
@@ -31,5 +39,21 @@ final class LibvirtJavaErrors {
             return UNKNOWN_NUMBER;
         }
         return error.getCode().ordinal();
+    }
+
+    /** libvirt's {@code virErrorDomain}, read the same way as {@link #errorNumber}. */
+    private static int sourceNumber(Error error) {
+        if (error == null || error.getDomain() == null || error.getDomain() == ErrorDomain.VIR_FROM_UNKNOWN) {
+            return UNKNOWN_NUMBER;
+        }
+        return error.getDomain().ordinal();
+    }
+
+    /** libvirt reports a failed OS call with the call's {@code errno} as the error's first integer. */
+    private static int systemErrorNumber(Error error, int number) {
+        if (error == null || number != LibvirtErrorCode.SYSTEM_ERROR.number() || error.getInt1() <= 0) {
+            return LibvirtException.NO_SYSTEM_ERROR_NUMBER;
+        }
+        return error.getInt1();
     }
 }

@@ -57,7 +57,7 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
         Objects.requireNonNull(uri, "uri");
         NativeLibvirt.ensureLoaded();
         try {
-            return new LibvirtJavaHost(uri, new Connect(uri));
+            return new LibvirtJavaHost(uri, new CapableConnect(uri));
         } catch (org.libvirt.LibvirtException e) {
             throw LibvirtJavaErrors.translate(e);
         }
@@ -288,6 +288,23 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
     public HostInfo hostInfo() {
         return connection.call(connect -> new HostInfo(connect.getHostName(), versionText(connect.getLibVersion()),
                 connect.getType()));
+    }
+
+    @Override
+    public String domainCapabilities(String domainType) {
+        return connection.call(connect -> ((CapableConnect) connect).domainCapabilities("x86_64", domainType));
+    }
+
+    @Override
+    public boolean hasInterface(String name) {
+        return connection.call(connect -> {
+            try {
+                connect.interfaceLookupByName(name);
+                return true;
+            } catch (org.libvirt.LibvirtException e) {
+                return absentWhen(e, LibvirtErrorCode.NO_INTERFACE).isPresent();
+            }
+        });
     }
 
     @Override

@@ -60,8 +60,10 @@ class ErrorClassificationTest {
         assertThat(error.operation()).isEqualTo(Operation.CREATE);
         assertThat(error.entry()).isEqualTo(EngineFixture.ENTRY);
         assertThat(error.instanceId()).isEqualTo("host-1/proxy-1");
-        assertThat(error.detail()).contains("libvirt on host 'host-1' failed: defining domain proxy-1: libvirt says no",
-                code.name(), advice);
+        // A refusal for good names the host's settings instead of only passing libvirt's words on.
+        String said = kind == ErrorKind.PERMANENT ? "libvirt on host 'host-1' refused the domain (libvirt: "
+                : "libvirt on host 'host-1' failed: ";
+        assertThat(error.detail()).contains(said + "defining domain proxy-1: libvirt says no", code.name(), advice);
         assertThat(error.getCause()).isInstanceOf(LibvirtException.class);
         assertThat(error.getMessage()).startsWith("create on provider entry 'kvm-test' for instance 'host-1/proxy-1': ");
     }

@@ -29,7 +29,11 @@ class HostPreflightTest {
 
         assertThat(checks).extracting(PreflightCheck::name).containsExactly(
                 "SSH and libvirt on host host-1 (root@127.0.0.1:2222)", "storage pool egress-test on host host-1",
+                "hosts[0].bridge on host host-1", "hosts[0].domainType on host host-1",
+                "hosts[0].cpuMode on host host-1", "hosts[0].uefiLoader on host host-1",
                 "SSH and libvirt on host host-2 (root@127.0.0.1:2222)", "storage pool egress-test on host host-2",
+                "hosts[1].bridge on host host-2", "hosts[1].domainType on host host-2",
+                "hosts[1].cpuMode on host host-2", "hosts[1].uefiLoader on host host-2",
                 "machine types", "images",
                 "unused base images in pool egress-test on host host-1", "fetch leases in pool egress-test on host host-1",
                 "unused base images in pool egress-test on host host-2", "fetch leases in pool egress-test on host host-2");
@@ -37,8 +41,13 @@ class HostPreflightTest {
         assertThat(checks).noneMatch(PreflightCheck::warning);
         assertThat(checks.get(0).detail()).isEqualTo("libvirt 9.0.0 (QEMU) on host-1");
         assertThat(checks.get(1).detail()).isEqualTo("running, 100.0 GiB of 100.0 GiB available");
-        assertThat(checks.get(4).detail()).isEqualTo("small (1 vCPU, 512 MiB), large (4 vCPUs, 4096 MiB)");
-        assertThat(checks.get(5).detail()).isEqualTo("debian-12, alpine-raw, debian-12-uefi");
+        assertThat(checks.get(2).detail()).isEqualTo("bridge br-test exists");
+        assertThat(checks.get(3).detail()).isEqualTo("qemu offered, default machine pc-i440fx-7.2");
+        assertThat(checks.get(4).detail()).isEqualTo("QEMU's default CPU model");
+        assertThat(checks.get(5).detail()).startsWith("/usr/share/OVMF/OVMF_CODE_4M.fd offered");
+        assertThat(checks.get(12).detail()).isEqualTo("small (1 vCPU, 512 MiB), large (4 vCPUs, 4096 MiB)");
+        assertThat(checks.get(13).detail()).isEqualTo("debian-12, alpine-raw, debian-12-uefi");
+        assertThat(fixture.host().domainNames()).as("no domain made").isEmpty();
         assertThat(fixture.images.ensures()).as("no image made").isZero();
     }
 
@@ -60,8 +69,8 @@ class HostPreflightTest {
 
         List<PreflightCheck> checks = fixture.engine.preflight(Requests.deadline());
 
-        assertThat(checks.get(2).passed()).isFalse();
-        assertThat(checks.get(2).detail()).contains("cannot work as configured");
+        assertThat(checks.get(6).passed()).isFalse();
+        assertThat(checks.get(6).detail()).contains("cannot work as configured");
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.egressproxies.kvm.common.seed.NoCloudSeed;
 import dev.egressproxies.kvm.common.teststack.Leftovers;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import dev.egressproxies.kvm.common.xml.DiskFormat;
+import dev.egressproxies.kvm.common.xml.DomainCapabilities;
 import dev.egressproxies.kvm.common.xml.DomainDefinition;
 import dev.egressproxies.kvm.common.xml.DomainXml;
 import dev.egressproxies.kvm.common.xml.HostPlatform;
@@ -72,6 +73,25 @@ class LibvirtJavaHostIT {
             assertThat(info.libvirtVersion()).matches("\\d+\\.\\d+\\.\\d+");
             assertThat(info.hostname()).isNotBlank();
             assertThat(libvirt.isAlive()).isTrue();
+        }
+
+        @Test
+        void reportsItsDomainCapabilitiesAndRefusesADomainTypeItDoesNotOffer() {
+            DomainCapabilities offered = DomainCapabilities.parse(libvirt.domainCapabilities("qemu"));
+
+            assertThat(offered.machine()).isNotBlank();
+            assertThat(offered.cpuModes()).contains("custom");
+            LibvirtException refused = catchThrowableOfType(LibvirtException.class,
+                    () -> libvirt.domainCapabilities("xen"));
+            assertThat(refused.code()).isIn(LibvirtErrorCode.CONFIG_UNSUPPORTED, LibvirtErrorCode.INVALID_ARGUMENT);
+            assertThat(refused.isTransportFailure()).isFalse();
+            assertThat(libvirt.isAlive()).isTrue();
+        }
+
+        @Test
+        void findsTheStacksBridgeAndNotAMissingOne() {
+            assertThat(libvirt.hasInterface(STACK.bridge())).isTrue();
+            assertThat(libvirt.hasInterface("nosuchbr0")).isFalse();
         }
 
         @Test

@@ -6,6 +6,7 @@ import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.HostInfo;
 import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorSource;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.PoolInfo;
@@ -22,10 +23,12 @@ import java.util.Arrays;
 import java.util.Deque;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -110,6 +113,9 @@ public final class FakeLibvirtHost implements LibvirtHost {
     private final Map<String, Integer> calls = new TreeMap<>();
     private final List<String> callLog = new ArrayList<>();
     private final List<String> linkCalls = new CopyOnWriteArrayList<>();
+    private final Set<String> missingInterfaces = new HashSet<>();
+    private final Map<String, String> domainCapabilities = new HashMap<>(Map.of(
+            "kvm", domainCapabilitiesXml("kvm"), "qemu", domainCapabilitiesXml("qemu")));
 
     public FakeLibvirtHost(String hostName) {
         this.hostName = hostName;
@@ -267,6 +273,46 @@ public final class FakeLibvirtHost implements LibvirtHost {
     /** A libvirt error with that code, as the daemon would send it. */
     public static LibvirtException error(LibvirtErrorCode code, String message) {
         return new LibvirtException(code, message);
+    }
+
+    /**
+     * A libvirt error as the daemon sends it with the part of libvirt that raised it and, for a
+     * failed OS call, its OS error number (such as 19, ENODEV, for a missing bridge).
+     */
+    public static LibvirtException daemonError(LibvirtErrorCode code, LibvirtErrorSource source, int systemErrorNumber,
+                                               String message) {
+        return new LibvirtException(code.number(), source.number(), systemErrorNumber, message, null);
+    }
+
+    /** Makes the host lack the network interface (a bridge) of that name; every other one exists. */
+    public synchronized FakeLibvirtHost withoutInterface(String name) {
+        missingInterfaces.add(name);
+        return this;
+    }
+
+    /**
+     * Sets the domain capabilities the host reports for a domain type; null makes it refuse the
+     * type, as libvirt does for one the emulator does not support.
+     */
+    public synchronized FakeLibvirtHost withDomainCapabilities(String domainType, String xml) {
+        domainCapabilities.put(domainType, xml);
+        return this;
+    }
+
+    /**
+     * Domain capabilities as this libvirt 9.0 reports them, shortened: the Debian OVMF loader, the
+     * host CPU modes and two named models, one usable.
+     */
+    public static String domainCapabilitiesXml(String domainType) {
+        return "<domainCapabilities><path>/usr/bin/qemu-system-x86_64</path><domain>" + domainType + "</domain>"
+                + "<machine>pc-i440fx-7.2</machine><arch>x86_64</arch><os supported='yes'>"
+                + "<enum name='firmware'><value>efi</value></enum><loader supported='yes'>"
+                + "<value>/usr/share/OVMF/OVMF_CODE_4M.fd</value><enum name='type'><value>rom</value>"
+                + "<value>pflash</value></enum></loader></os><cpu>"
+                + "<mode name='host-passthrough' supported='yes'/><mode name='maximum' supported='yes'/>"
+                + "<mode name='host-model' supported='yes'><model fallback='forbid'>kvm64</model></mode>"
+                + "<mode name='custom' supported='yes'><model usable='yes' vendor='unknown'>qemu64</model>"
+                + "<model usable='no' vendor='Intel'>Skylake-Client</model></mode></cpu></domainCapabilities>";
     }
 
     // ---- LibvirtHost ----
@@ -519,6 +565,24 @@ public final class FakeLibvirtHost implements LibvirtHost {
     public synchronized HostInfo hostInfo() {
         enter("hostInfo");
         return new HostInfo(hostName, "9.0.0", "QEMU");
+    }
+
+    @Override
+    public synchronized String domainCapabilities(String domainType) {
+        enter("domainCapabilities");
+        String xml = domainCapabilities.get(domainType);
+        if (xml == null) {
+            throw daemonError(LibvirtErrorCode.CONFIG_UNSUPPORTED, LibvirtErrorSource.QEMU,
+                    LibvirtException.NO_SYSTEM_ERROR_NUMBER, "unsupported configuration: Emulator"
+                            + " '/usr/bin/qemu-system-x86_64' does not support virt type '" + domainType + "'");
+        }
+        return xml;
+    }
+
+    @Override
+    public synchronized boolean hasInterface(String name) {
+        enter("hasInterface");
+        return !missingInterfaces.contains(name);
     }
 
     // ---- internals ----
