@@ -90,6 +90,11 @@ public final class ProviderRegistry implements AutoCloseable {
         Objects.requireNonNull(configPath, "configPath");
         Objects.requireNonNull(entries, "entries");
         Objects.requireNonNull(context, "context");
+        return new ProviderRegistry(catalog, ProviderBuilder.buildAll(bind(catalog, configPath, entries), context));
+    }
+
+    private static List<ProviderBuilder.BoundEntry> bind(PluginCatalog catalog, String configPath,
+                                                        List<? extends JsonNode> entries) {
         ProblemList problems = new ProblemList();
         List<ConfiguredEntry> configured = new EntryReader(configPath, catalog, problems).read(entries);
         SettingsBinder binder = new SettingsBinder(problems);
@@ -99,7 +104,26 @@ public final class ProviderRegistry implements AutoCloseable {
             binder.bind(entry).ifPresent(config -> bound.add(new ProviderBuilder.BoundEntry(entry, config)));
         }
         problems.throwIfAny();
-        return new ProviderRegistry(catalog, ProviderBuilder.buildAll(bound, context));
+        return bound;
+    }
+
+    /**
+     * Builds the registry like {@link #build(PluginCatalog, List, ProviderContext)}, except that
+     * an entry whose plugin fails to build it does not stop the others: binding stays all or
+     * nothing (unknown fields, mistyped values and unknown types still fail the whole build),
+     * but a factory that throws leaves its entry in the registry with a provider that fails every
+     * call with that error (of its kind when the factory threw a {@link
+     * dev.egressproxies.api.ProviderException}, else PERMANENT) and reports a failed preflight
+     * check. For tools where one broken backend must not take down the others.
+     *
+     * @throws ConfigurationException listing every binding problem; no provider is left running
+     */
+    public static ProviderRegistry buildIsolatingFailures(PluginCatalog catalog, List<? extends JsonNode> entries,
+                                                          ProviderContext context) {
+        Objects.requireNonNull(catalog, "catalog");
+        Objects.requireNonNull(entries, "entries");
+        Objects.requireNonNull(context, "context");
+        return new ProviderRegistry(catalog, ProviderBuilder.buildEach(bind(catalog, DEFAULT_CONFIG_PATH, entries), context));
     }
 
     /** The entries, in configuration order. */
