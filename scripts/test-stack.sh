@@ -199,7 +199,7 @@ ensure_libvirtd() {
 }
 
 # kvm when the kernel offers it and libvirt's qemu driver can use it, else
-# plain emulation. (DESIGN.md: nested KVM here runs BIOS guests, not UEFI ones;
+# plain emulation. (docs/test-stack.md: nested KVM here runs BIOS guests, not UEFI ones;
 # that is the tests' business, not this script's.)
 detect_domain_type() {
   if [ -n "${EGRESS_TEST_DOMAIN_TYPE:-}" ]; then

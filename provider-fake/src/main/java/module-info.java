@@ -6,6 +6,7 @@ module dev.egressproxies.fake {
     requires transitive dev.egressproxies.api;
     requires com.fasterxml.jackson.databind;
     requires com.fasterxml.jackson.datatype.jsr310;
+    requires org.slf4j;
 
     exports dev.egressproxies.fake;
 

@@ -68,6 +68,21 @@ final class BoundedCall {
         return error;
     }
 
+    /**
+     * Waits for the call to end and requires that it returned normally.
+     *
+     * @param limit how long to wait at most
+     * @throws AssertionError when the call is still running after {@code limit} (it is then
+     *                        interrupted and abandoned) or threw
+     */
+    void awaitReturn(Duration limit) {
+        awaitEnd(limit);
+        if (failure != null) {
+            throw new AssertionError(description + " threw " + failure + ", but should have returned normally",
+                    failure);
+        }
+    }
+
     /** How long the call took; valid once it ended. */
     Duration elapsed() {
         return Duration.ofNanos(elapsedNanos);

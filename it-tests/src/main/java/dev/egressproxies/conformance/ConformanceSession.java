@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Deadline;
+import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
@@ -12,8 +13,10 @@ import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -64,6 +67,14 @@ final class ConformanceSession implements AutoCloseable {
         return new CreateRequest(name, uidFor(name), placement, CLOUD_INIT);
     }
 
+    /**
+     * A valid request for {@code name} in {@code placement} with user-data of its own, so a backend
+     * that mixed up two instances' user-data digests is caught.
+     */
+    CreateRequest requestWithOwnUserData(String name, Placement placement) {
+        return new CreateRequest(name, uidFor(name), placement, CLOUD_INIT + "# for " + name + "\n");
+    }
+
     /** The UID the suite gives the instance called {@code name}. */
     static String uidFor(String name) {
         return "uid-" + name;
@@ -104,6 +115,49 @@ final class ConformanceSession implements AutoCloseable {
         assertThat(listedNamed(name))
                 .as("managed instances called '%s' after a rejected create", name)
                 .isEmpty();
+    }
+
+    /**
+     * Creates one instance in each of the target's placements, with user-data of its own, and
+     * returns the requests by the IDs create returned.
+     */
+    Map<String, CreateRequest> createOnePerPlacement(String purpose) {
+        Map<String, CreateRequest> byId = new LinkedHashMap<>();
+        int index = 0;
+        for (Placement placement : target.placements()) {
+            CreateRequest request = requestWithOwnUserData(names.name(purpose + index++), placement);
+            byId.put(create(request), request);
+        }
+        return byId;
+    }
+
+    /**
+     * Asserts that {@code instance} reports the placement and user-data digest of the request it
+     * was created with.
+     */
+    static void assertCreatedAs(Instance instance, CreateRequest request, String source) {
+        assertThat(instance.placement()).as("placement %s reports for %s", source, instance.id())
+                .isEqualTo(request.placement());
+        assertThat(instance.userDataSha256()).as("user-data sha256 %s reports for %s", source, instance.id())
+                .isEqualTo(request.cloudInitSha256());
+    }
+
+    /**
+     * Asserts that create rejects {@code request} as PERMANENT, carrying the entry and the name,
+     * and creates nothing; and that {@link Provider#validate} rejects it first with the same kind
+     * and detail, as validate must make exactly the checks create makes before any I/O.
+     *
+     * @return create's error
+     */
+    ProviderException assertRejected(CreateRequest request) {
+        ProviderException fromValidate = ProviderErrors.thrownBy("validate of " + request.name()
+                + " with an invalid request", () -> provider().validate(request));
+        ProviderException error = ProviderErrors.thrownBy("create of " + request.name() + " with an invalid request",
+                () -> create(request));
+        ProviderErrors.assertCreateError(error, ErrorKind.PERMANENT, target.entryName(), request.name());
+        ProviderErrors.assertSameRejection(fromValidate, error);
+        assertNothingCalled(request.name());
+        return error;
     }
 
     /**

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The conformance cases of {@code create} with valid requests: it returns a usable ID and is
- * idempotent by name, also under concurrency and for stopped instances.
+ * idempotent by name, also under concurrency, for stopped instances and with other values; a name
+ * is one instance across the entry's zones, and a zone it cannot read stops it (TRANSIENT).
  */
 abstract class CreateConformance extends ConformanceGroup {
     private static final int CONCURRENT_CALLERS = 8;
@@ -146,14 +147,19 @@ abstract class CreateConformance extends ConformanceGroup {
     }
 
     @Test
-    void sameNameInAnotherZoneIsAnotherInstance() throws Throwable {
+    void sameNameInAnotherZoneIsPermanentNamingTheFirstInstance() throws Throwable {
         String name = names().name("zones");
         String id = session().create(session().request(name));
         dependingOn(Capability.MULTIPLE_ZONES, () -> {
-            String elsewhere = session().create(session().request(name, target().placementInAnotherZone()));
+            CreateRequest elsewhere = session().request(name, target().placementInAnotherZone());
 
-            assertThat(elsewhere).as("ID of the same name in another zone").isNotEqualTo(id);
-            assertThat(session().listedNamed(name)).extracting(Instance::id).containsExactlyInAnyOrder(id, elsewhere);
+            ProviderException error = ProviderErrors.thrownBy("create of a name that exists in another zone",
+                    () -> session().create(elsewhere));
+
+            ProviderErrors.assertCreateError(error, ErrorKind.PERMANENT, entry(), name);
+            assertThat(error.getMessage()).as("the error names the existing instance's ID").contains(id);
+            assertThat(session().listedNamed(name)).as("managed instances called '%s'", name)
+                    .extracting(Instance::id).containsExactly(id);
         }, () -> {
             // With one zone, the empty zone is that zone: the same name is the same instance.
             Placement primary = target().primaryPlacement();
@@ -165,20 +171,56 @@ abstract class CreateConformance extends ConformanceGroup {
     }
 
     @Test
+    void unreadableZoneMakesCreateTransientNamingTheZone() throws Throwable {
+        withHook(Capability.MAKES_ZONES_UNREADABLE, () -> {
+            String name = names().name("unread");
+            // Among several zones, an unreadable zone other than the one created in must stop the
+            // create too: the name could exist there.
+            String zone = target().has(Capability.MULTIPLE_ZONES)
+                    ? target().placementInAnotherZone().zone()
+                    : target().primaryPlacement().zone();
+            session().makeZoneUnreadable(zone);
+
+            ProviderException error = ProviderErrors.thrownBy("create with zone " + zone + " unreadable",
+                    () -> session().create(session().request(name)));
+
+            ProviderErrors.assertCreateError(error, ErrorKind.TRANSIENT, entry(), name);
+            assertThat(error.getMessage()).as("the error names the unreadable zone").contains(zone);
+            session().restore();
+            session().assertNothingCalled(name);
+        }, () -> target().harness().makeZoneUnreadable(target().primaryPlacement().zone()));
+    }
+
+    @Test
+    void createOfAnExistingNameWithOtherValuesChangesNothing() {
+        CreateRequest request = session().request(names().name("othervalues"));
+        String id = session().create(request);
+        Instance before = session().get(id);
+
+        String again = session().create(new CreateRequest(request.name(), "other-" + request.uid(),
+                request.placement(), request.cloudInit() + "# changed\n"));
+
+        Instance after = session().get(again);
+        assertThat(again).as("ID of a create of the existing name with other values").isEqualTo(id);
+        assertThat(after.uid()).as("UID after a create with another UID").isEqualTo(before.uid());
+        assertThat(after.userDataSha256()).as("user-data digest after a create with other user-data")
+                .isEqualTo(before.userDataSha256());
+        assertThat(after.placement()).as("placement after a repeated create").isEqualTo(before.placement());
+    }
+
+    @Test
     void emptyZoneSelectsTheOnlyZoneAndIsAmbiguousAmongSeveral() throws Throwable {
         String name = names().name("nozone");
         Placement primary = target().primaryPlacement();
         CreateRequest request = session().request(name, new Placement("", primary.machineType(), primary.image()));
-        dependingOn(Capability.MULTIPLE_ZONES, () -> {
-            ProviderException error = ProviderErrors.thrownBy("create with an empty zone among several",
-                    () -> session().create(request));
-
-            ProviderErrors.assertCreateError(error, ErrorKind.PERMANENT, entry(), name);
-            session().assertNothingCalled(name);
-        }, () -> {
+        dependingOn(Capability.MULTIPLE_ZONES, () -> session().assertRejected(request), () -> {
+            provider().validate(request);
             String id = session().create(request);
 
-            assertThat(session().get(id).name()).isEqualTo(name);
+            Instance created = session().get(id);
+            assertThat(created.name()).isEqualTo(name);
+            assertThat(created.placement().zone()).as("zone recorded for a request without one: the only zone")
+                    .isEqualTo(primary.zone());
             assertThat(session().listed(id)).isPresent();
         });
     }

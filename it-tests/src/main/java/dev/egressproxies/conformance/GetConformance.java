@@ -2,18 +2,20 @@ package dev.egressproxies.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.InstanceState;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
 import java.time.Instant;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * The conformance cases of {@code get}: what it reports about an instance, and how it fails for
- * IDs that name no instance.
+ * The conformance cases of {@code get}: what it reports about an instance (including the placement
+ * and user-data digest it was created with), and how it fails for IDs that name no instance.
  */
 abstract class GetConformance extends ConformanceGroup {
 
@@ -73,5 +75,12 @@ abstract class GetConformance extends ConformanceGroup {
         assertThat(second.name()).isEqualTo(first.name());
         assertThat(second.uid()).isEqualTo(first.uid());
         assertThat(second.createdAt()).isEqualTo(first.createdAt());
+    }
+
+    @Test
+    void reportsThePlacementAndUserDataDigestItWasCreatedWith() {
+        Map<String, CreateRequest> created = session().createOnePerPlacement("placed");
+
+        created.forEach((id, request) -> ConformanceSession.assertCreatedAs(session().get(id), request, "get"));
     }
 }

@@ -2,6 +2,7 @@ package dev.egressproxies.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.Placement;
@@ -33,6 +34,19 @@ abstract class ListManagedConformance extends ConformanceGroup {
             assertThat(listed.name()).isEqualTo(name);
             assertThat(listed.uid()).isEqualTo(ConformanceSession.uidFor(name));
             assertThat(listed.createdAt()).isEqualTo(fromGet.createdAt());
+        });
+    }
+
+    @Test
+    void reportsThePlacementAndUserDataDigestItWasCreatedWith() {
+        Map<String, CreateRequest> created = session().createOnePerPlacement("placed");
+
+        List<Instance> listed = session().listManaged();
+
+        created.forEach((id, request) -> {
+            Instance instance = listed.stream().filter(candidate -> candidate.id().equals(id)).findFirst()
+                    .orElseThrow(() -> new AssertionError("listManaged left out " + id + "; it listed " + listed));
+            ConformanceSession.assertCreatedAs(instance, request, "listManaged");
         });
     }
 

@@ -73,6 +73,13 @@ public abstract class ProviderConformanceTest {
     }
 
     @Nested
+    class Validate extends ValidateConformance {
+        Validate() {
+            super(ProviderConformanceTest.this::session);
+        }
+    }
+
+    @Nested
     class Get extends GetConformance {
         Get() {
             super(ProviderConformanceTest.this::session);

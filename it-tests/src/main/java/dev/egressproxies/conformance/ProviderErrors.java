@@ -58,6 +58,19 @@ final class ProviderErrors {
         assertError(error, kind, Operation.LIST_MANAGED, entry, "");
     }
 
+    /**
+     * Asserts that validate rejected a request as create did: the same kind and detail, so a caller
+     * that validates a whole desired set first reports what create would have.
+     */
+    static void assertSameRejection(ProviderException fromValidate, ProviderException fromCreate) {
+        SoftAssertions softly = new SoftAssertions();
+        softly.assertThat(fromValidate.kind()).as("kind of validate's error: %s, where create said: %s",
+                fromValidate.getMessage(), fromCreate.getMessage()).isEqualTo(fromCreate.kind());
+        softly.assertThat(fromValidate.detail()).as("detail of validate's error, where create said: %s",
+                fromCreate.getMessage()).isEqualTo(fromCreate.detail());
+        softly.assertAll();
+    }
+
     private static SoftAssertions context(ProviderException error, ErrorKind kind, Operation operation, String entry) {
         SoftAssertions softly = new SoftAssertions();
         softly.assertThat(error.kind()).as("kind of: %s", error.getMessage()).isEqualTo(kind);

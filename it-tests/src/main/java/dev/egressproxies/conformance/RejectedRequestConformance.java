@@ -3,7 +3,6 @@ package dev.egressproxies.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.api.CreateRequest;
-import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
 import java.util.function.Supplier;
@@ -11,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The conformance cases of {@code create} with invalid requests: each is PERMANENT, names the
- * entry and the instance, and creates nothing.
+ * entry and the instance, and creates nothing; and {@code validate} rejects it first with the same
+ * kind and detail.
  */
 abstract class RejectedRequestConformance extends ConformanceGroup {
 
@@ -115,10 +115,6 @@ abstract class RejectedRequestConformance extends ConformanceGroup {
     }
 
     private ProviderException assertRejected(CreateRequest request) {
-        ProviderException error = ProviderErrors.thrownBy("create of " + request.name() + " with an invalid request",
-                () -> session().create(request));
-        ProviderErrors.assertCreateError(error, ErrorKind.PERMANENT, entry(), request.name());
-        session().assertNothingCalled(request.name());
-        return error;
+        return session().assertRejected(request);
     }
 }

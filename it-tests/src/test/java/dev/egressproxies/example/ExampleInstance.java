@@ -2,6 +2,7 @@ package dev.egressproxies.example;
 
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.InstanceState;
+import dev.egressproxies.api.Placement;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -15,24 +16,28 @@ import java.time.Instant;
  * @param managed   whether this platform created it
  * @param startedAt when it was last started, {@code null} while stopped
  * @param ip        the address it has once booted
+ * @param placement the placement it was created with, its zone resolved
+ * @param userDataSha256 the sha256 of the user-data it was created with, {@code ""} when unmanaged
  */
 record ExampleInstance(String id, String name, String uid, Instant createdAt, boolean managed,
-                       Instant startedAt, String ip) {
+                       Instant startedAt, String ip, Placement placement, String userDataSha256) {
 
     /** This instance, stopped. */
     ExampleInstance stopped() {
-        return new ExampleInstance(id, name, uid, createdAt, managed, null, ip);
+        return new ExampleInstance(id, name, uid, createdAt, managed, null, ip, placement, userDataSha256);
     }
 
     /** This instance, started at {@code now}; one that runs already stays as it is. */
     ExampleInstance startedAt(Instant now) {
-        return startedAt != null ? this : new ExampleInstance(id, name, uid, createdAt, managed, now, ip);
+        return startedAt != null ? this
+                : new ExampleInstance(id, name, uid, createdAt, managed, now, ip, placement, userDataSha256);
     }
 
     /** How the contract reports it at {@code now}: booting until {@code bootDelay} has passed. */
     Instance describe(Instant now, Duration bootDelay) {
         boolean active = startedAt != null;
         boolean booted = active && !now.isBefore(startedAt.plus(bootDelay));
-        return new Instance(id, name, booted ? ip : "", InstanceState.of(active, booted ? ip : ""), uid, createdAt);
+        return new Instance(id, name, booted ? ip : "", InstanceState.of(active, booted ? ip : ""), uid, createdAt,
+                placement, userDataSha256);
     }
 }

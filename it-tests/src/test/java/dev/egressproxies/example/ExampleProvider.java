@@ -47,12 +47,12 @@ public final class ExampleProvider implements Provider {
     @Override
     public synchronized String create(CreateRequest request, Deadline deadline) {
         deadline.check(Operation.CREATE, entry, request.name());
-        request.validate(entry);
-        checkPlacement(request.placement(), request.name());
+        validate(request);
         String existingId = idsByName.get(request.name());
         if (existingId == null) {
-            ExampleInstance created = newInstance(request.name(), request.uid(), true);
-            return created.id();
+            Placement placement = request.placement();
+            Placement resolved = new Placement(config.zone(), placement.machineType(), placement.image());
+            return newInstance(request.name(), request.uid(), resolved, request.cloudInitSha256()).id();
         }
         ExampleInstance existing = instancesById.get(existingId);
         if (!existing.managed()) {
@@ -62,6 +62,13 @@ public final class ExampleProvider implements Provider {
         }
         instancesById.put(existingId, existing.startedAt(clock.instant()));
         return existingId;
+    }
+
+    /** {@inheritDoc} Checks the request and its placement against the one zone, machine types and images. */
+    @Override
+    public void validate(CreateRequest request) {
+        request.validate(entry);
+        checkPlacement(request.placement(), request.name());
     }
 
     @Override
@@ -110,7 +117,7 @@ public final class ExampleProvider implements Provider {
         if (idsByName.containsKey(name)) {
             throw new IllegalArgumentException("an instance called '" + name + "' exists already");
         }
-        return newInstance(name, "", false).id();
+        return newInstance(name, "", new Placement(config.zone(), "", ""), "").id();
     }
 
     /**
@@ -126,14 +133,16 @@ public final class ExampleProvider implements Provider {
         instancesById.put(id, instance.stopped());
     }
 
-    private ExampleInstance newInstance(String name, String uid, boolean managed) {
+    /** Adds an instance; a managed one has a UID, an unmanaged one the empty UID. */
+    private ExampleInstance newInstance(String name, String uid, Placement placement, String userDataSha256) {
+        boolean managed = !uid.isEmpty();
         String id;
         do {
             id = "i-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
         } while (instancesById.containsKey(id));
         int host = addressesHandedOut++ % 254 + 1;
         ExampleInstance instance = new ExampleInstance(id, name, uid, managed ? clock.instant() : null, managed,
-                clock.instant(), "192.0.2." + host);
+                clock.instant(), "192.0.2." + host, placement, userDataSha256);
         instancesById.put(id, instance);
         idsByName.put(name, id);
         return instance;

@@ -1,6 +1,5 @@
 package dev.egressproxies.integration;
 
-import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.conformance.ConformanceHarness;
@@ -49,13 +48,9 @@ final class FakeHarness implements ConformanceHarness {
         fake.faults().hang(operation);
     }
 
-    /**
-     * Fails every listing with TRANSIENT: the fake keeps all zones in one store, so it cannot lose
-     * one alone, and a failed listing is exactly what one unreadable zone must cause.
-     */
     @Override
     public void makeZoneUnreadable(String zone) {
-        fake.faults().failAlways(Operation.LIST_MANAGED, ErrorKind.TRANSIENT);
+        fake.faults().makeZoneUnreadable(zone);
     }
 
     @Override

@@ -41,8 +41,9 @@ public interface Provider extends AutoCloseable {
      *
      * <p>The instance records the placement and the {@linkplain CreateRequest#cloudInitSha256()
      * user-data digest} it was created with, reported by {@link #get} and {@link #listManaged} in
-     * {@link Instance}. A create of an existing name with other values (placement, UID, user-data)
-     * does not change the instance; it returns its ID.
+     * {@link Instance}; the zone recorded is the one the instance went to (the only zone, when the
+     * request left it empty). A create of an existing name with other values (placement, UID,
+     * user-data) does not change the instance; it returns its ID.
      *
      * @return the provider ID, accepted as is by {@link #get} and {@link #delete}
      * @throws ProviderException PERMANENT for a bad request or placement, or a name that exists in

@@ -60,19 +60,27 @@ public final class FakeProvider implements Provider {
      * <p>Errors about the request or its placement carry the request's name as instance ID (the
      * ID is not known yet), later ones the provider ID. An instance of that name that this platform did not
      * create is PERMANENT: it is never adopted; so is one created through another entry, or through
-     * no recorded entry ({@link EntryScope}).
+     * no recorded entry ({@link EntryScope}). The name is looked up in every zone at once, as all
+     * zones are kept in one store; only the entry's own instances hold a name across zones. The
+     * instance records the zone it went to (the only zone, when the request named none), the machine
+     * type and image as requested, and the user-data's sha256.
      */
     @Override
     public String create(CreateRequest request, Deadline deadline) {
         // Validation is pure computation, so it goes first and every later error can carry the ID.
-        request.validate(entry);
-        String zone = placements.zoneFor(request);
+        String zone = zoneOf(request);
         String id = ProviderIds.format(zone, request.name());
         deadline.check(Operation.CREATE, entry, id);
         faults.next(Operation.CREATE).perform(Operation.CREATE, entry, id, deadline);
+        List<String> unreadable = faults.unreadableZones();
+        if (!unreadable.isEmpty()) {
+            throw zoneUnreadable(unreadable.get(0), Operation.CREATE, id, "so no instance called '" + request.name()
+                    + "' can be proven absent from it; nothing was created");
+        }
         return store.update(new StoreCall(Operation.CREATE, id, deadline), instances -> {
             StoredInstance existing = instances.get(id);
             if (existing == null) {
+                requireNameFree(request.name(), id, instances);
                 instances.put(id, newInstance(id, request, instances));
                 return id;
             }
@@ -92,6 +100,17 @@ public final class FakeProvider implements Provider {
     /**
      * {@inheritDoc}
      *
+     * <p>Checks the request's fields and its placement against the entry's zones, machine types
+     * and images, exactly as {@link #create} does first.
+     */
+    @Override
+    public void validate(CreateRequest request) {
+        zoneOf(request);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
      * <p>An instance this platform did not create is reported, without UID and creation time; one
      * created through another entry, or through no recorded entry, is PERMANENT ({@link EntryScope}).
      */
@@ -100,8 +119,10 @@ public final class FakeProvider implements Provider {
         deadline.check(Operation.GET, entry, id);
         ProviderIds.requireWellFormed(id, Operation.GET, entry);
         faults.next(Operation.GET).perform(Operation.GET, entry, id, deadline);
+        requireReadable(id, Operation.GET);
         StoredInstance stored = store.read(new StoreCall(Operation.GET, id, deadline)).get(id);
         if (stored == null) {
+            requireConfiguredZone(id, Operation.GET);
             throw new ProviderException(ErrorKind.NOT_FOUND, Operation.GET, entry, id,
                     "no instance with this ID exists: it was deleted or never created");
         }
@@ -111,13 +132,23 @@ public final class FakeProvider implements Provider {
         return lifecycle.describe(stored);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>An ID whose zone is not one of the entry's is PERMANENT unless an instance of the entry is
+     * still recorded there (its zone was removed from the configuration since), which is deleted.
+     */
     @Override
     public void delete(String id, Deadline deadline) {
         deadline.check(Operation.DELETE, entry, id);
         ProviderIds.requireWellFormed(id, Operation.DELETE, entry);
         faults.next(Operation.DELETE).perform(Operation.DELETE, entry, id, deadline);
+        requireReadable(id, Operation.DELETE);
         store.update(new StoreCall(Operation.DELETE, id, deadline), instances -> {
             StoredInstance existing = instances.get(id);
+            if (existing == null) {
+                requireConfiguredZone(id, Operation.DELETE);
+            }
             if (existing != null && !existing.managed()) {
                 // Someone else's instance is never deleted through an ID that merely names it.
                 throw new ProviderException(ErrorKind.PERMANENT, Operation.DELETE, entry, id,
@@ -134,6 +165,11 @@ public final class FakeProvider implements Provider {
     public List<Instance> listManaged(Deadline deadline) {
         deadline.check(Operation.LIST_MANAGED, entry, "");
         faults.next(Operation.LIST_MANAGED).perform(Operation.LIST_MANAGED, entry, "", deadline);
+        List<String> unreadable = faults.unreadableZones();
+        if (!unreadable.isEmpty()) {
+            throw zoneUnreadable(unreadable.get(0), Operation.LIST_MANAGED, "", "so the instances cannot be listed"
+                    + " whole");
+        }
         return store.read(new StoreCall(Operation.LIST_MANAGED, "", deadline)).values().stream()
                 .filter(scope::lists)
                 .map(lifecycle::describe)
@@ -186,7 +222,8 @@ public final class FakeProvider implements Provider {
             }
             String ip = AddressPool.lowestFree(addressesOf(instances)).orElseThrow(() ->
                     new IllegalStateException("every address of " + AddressPool.NETWORK + " is taken: delete instances first"));
-            instances.put(id, new StoredInstance(id, name, false, "", "", null, clock.instant(), false, ip, "", ""));
+            instances.put(id, new StoredInstance(id, name, false, "", "", null, clock.instant(), false, ip, "", "",
+                    ""));
             return id;
         });
     }
@@ -226,7 +263,56 @@ public final class FakeProvider implements Provider {
                         + " instances: delete instances that are no longer needed, then retry"));
         Instant now = clock.instant();
         return new StoredInstance(id, request.name(), true, entry, request.uid(), now, now, false, ip,
-                request.placement().machineType(), request.placement().image());
+                request.placement().machineType(), request.placement().image(), request.cloudInitSha256());
+    }
+
+    /** Validates the request and returns the zone its instance goes to. */
+    private String zoneOf(CreateRequest request) {
+        request.validate(entry);
+        return placements.zoneFor(request);
+    }
+
+    /**
+     * Fails a create whose name this entry already holds in another zone: one name is one instance
+     * per entry, so a second one would make the name ambiguous to everyone who looks it up.
+     */
+    private void requireNameFree(String name, String id, Map<String, StoredInstance> instances) {
+        for (StoredInstance other : instances.values()) {
+            if (other.name().equals(name) && scope.lists(other)) {
+                throw new ProviderException(ErrorKind.PERMANENT, Operation.CREATE, entry, id, "instance '"
+                        + other.id() + "' of this entry already has the name '" + name + "' (in zone '"
+                        + other.zone() + "'), and a name is one instance per entry across its zones: use '"
+                        + other.id() + "', delete it first to move it to another zone (egressctl apply replaces it"
+                        + " that way), or choose another name; nothing was created");
+            }
+        }
+    }
+
+    /** Fails a call about {@code id} when its zone was made unreadable. */
+    private void requireReadable(String id, Operation operation) {
+        String zone = ProviderIds.zoneOf(id);
+        if (faults.unreadableZones().contains(zone)) {
+            throw zoneUnreadable(zone, operation, id, "so the instance cannot be read");
+        }
+    }
+
+    private ProviderException zoneUnreadable(String zone, Operation operation, String id, String consequence) {
+        return new ProviderException(ErrorKind.TRANSIENT, operation, entry, id, "zone '" + zone + "' cannot be"
+                + " read (injected fault: FaultInjector.makeZoneUnreadable), " + consequence + "; retry once the"
+                + " zone answers again");
+    }
+
+    /**
+     * Fails a call about {@code id}, of which nothing is recorded, when its zone is not one of the
+     * entry's: the ID has a typo or belongs to another entry, and "not found" or "deleted" would hide that.
+     */
+    private void requireConfiguredZone(String id, Operation operation) {
+        String zone = ProviderIds.zoneOf(id);
+        if (!placements.isConfiguredZone(zone)) {
+            throw new ProviderException(ErrorKind.PERMANENT, operation, entry, id, "zone '" + zone + "' is not a"
+                    + " zone of provider entry '" + entry + "' (its zones are " + placements.zones() + "): check the"
+                    + " ID, or the entry it was meant for");
+        }
     }
 
     private static Set<String> addressesOf(Map<String, StoredInstance> instances) {

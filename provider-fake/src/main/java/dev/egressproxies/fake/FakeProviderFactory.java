@@ -32,9 +32,9 @@ public final class FakeProviderFactory implements ProviderFactory<FakeConfig> {
     /**
      * {@inheritDoc}
      *
-     * <p>A file-backed entry creates the state file's directory and reads the file once here, so
-     * an unreadable or corrupt file fails the build of the entry. Returns a {@link FakeProvider},
-     * which tests may cast to for its hooks.
+     * <p>Builds without touching a state file: an unreadable or corrupt one fails the entry's
+     * calls (and its preflight check) with a message naming the file, not the build, so other
+     * entries keep working. Returns a {@link FakeProvider}, which tests may cast to for its hooks.
      *
      * @param config the settings; {@code null} means {@link FakeConfig#defaults()}
      */

@@ -7,6 +7,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 
@@ -20,6 +22,9 @@ import java.util.stream.Collectors;
  * {@link #failNext} and {@link #failAfter} when they start. Setting an error replaces the
  * operation's previous error plan; latency and hang stay until changed or {@linkplain #clear
  * cleared}. A provider built from configuration starts with the entry's {@code faults}.
+ *
+ * <p>Besides faults per operation, a zone can be made {@linkplain #makeZoneUnreadable unreadable},
+ * as a host that stopped answering: calls that must read it fail TRANSIENT, naming it.
  */
 public final class FaultInjector {
     /** The operations faults can be injected into. */
@@ -28,6 +33,8 @@ public final class FaultInjector {
 
     /** Guarded by {@code this}; an operation without an entry has no faults. */
     private final Map<Operation, OperationFaults> faults = new EnumMap<>(Operation.class);
+    /** Guarded by {@code this}. */
+    private final Set<String> unreadableZones = new TreeSet<>();
 
     /** Creates an injector that injects nothing. */
     public FaultInjector() {
@@ -76,9 +83,24 @@ public final class FaultInjector {
         faults.remove(supported(operation));
     }
 
-    /** Removes every fault of every operation. */
+    /**
+     * Makes {@code zone} unreadable until cleared, as a host that stopped answering: listManaged
+     * fails, get and delete of its instances fail, and so does every create (which cannot prove
+     * its name free in the other zones without reading them), all TRANSIENT and naming the zone.
+     */
+    public synchronized void makeZoneUnreadable(String zone) {
+        unreadableZones.add(Objects.requireNonNull(zone, "zone"));
+    }
+
+    /** Removes every fault of every operation, and makes every zone readable again. */
     public synchronized void clear() {
         faults.clear();
+        unreadableZones.clear();
+    }
+
+    /** The zones made unreadable, in name order. */
+    synchronized List<String> unreadableZones() {
+        return List.copyOf(unreadableZones);
     }
 
     /** Sets the faults that an entry's configuration gives {@code operation}. */

@@ -2,13 +2,15 @@ package dev.egressproxies.fake;
 
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.InstanceState;
+import dev.egressproxies.api.Placement;
 import dev.egressproxies.fake.state.StoredInstance;
 import java.time.Clock;
 import java.time.Duration;
 
 /**
  * The rule that turns a stored instance into what get reports: STOPPED when stopped, PROVISIONING
- * (no IP) until the boot delay has passed since it was last started, RUNNING with its IP after.
+ * (no IP) until the boot delay has passed since it was last started, RUNNING with its IP after;
+ * with the placement and user-data digest it was created with.
  */
 final class Lifecycle {
     private final Clock clock;
@@ -32,6 +34,7 @@ final class Lifecycle {
         // The address is held while the instance exists but only shown once it has booted,
         // as a real guest only answers on it then.
         String ip = state == InstanceState.RUNNING ? stored.ip() : "";
-        return new Instance(stored.id(), stored.name(), ip, state, stored.uid(), stored.createdAt());
+        return new Instance(stored.id(), stored.name(), ip, state, stored.uid(), stored.createdAt(),
+                new Placement(stored.zone(), stored.machineType(), stored.image()), stored.userDataSha256());
     }
 }

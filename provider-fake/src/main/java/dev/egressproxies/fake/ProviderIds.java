@@ -24,6 +24,11 @@ final class ProviderIds {
         return zone + "/" + name;
     }
 
+    /** The zone part of a well-formed {@code id}. */
+    static String zoneOf(String id) {
+        return id.substring(0, id.indexOf('/'));
+    }
+
     /** Whether {@code zone} can be a zone name, and so the first part of an ID. */
     static boolean isZoneName(String zone) {
         return zone != null && ZONE_NAME.matcher(zone).matches();

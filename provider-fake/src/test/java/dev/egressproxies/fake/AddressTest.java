@@ -1,16 +1,13 @@
 package dev.egressproxies.fake;
 
 import static dev.egressproxies.fake.TestProviders.deadline;
-import static dev.egressproxies.fake.TestProviders.providerError;
 import static dev.egressproxies.fake.TestProviders.request;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.egressproxies.api.ErrorKind;
-import dev.egressproxies.api.Instance;
-import dev.egressproxies.api.Operation;
-import dev.egressproxies.api.ProviderException;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class AddressTest {
@@ -38,26 +35,15 @@ class AddressTest {
     }
 
     @Test
-    void whenEveryAddressIsTakenCreateIsQuotaExceededAndCreatesNothing() {
-        fillAddressPool();
+    void the255thInstanceGetsTheFirstBenchmarkingAddress() {
+        for (int index = 1; index <= 254; index++) {
+            provider.create(request("proxy-" + index), deadline());
+        }
 
-        ProviderException error = providerError(() -> provider.create(request("one-too-many"), deadline()),
-                ErrorKind.QUOTA_EXCEEDED, Operation.CREATE, "zone-a/one-too-many");
+        String beyond = provider.create(request("proxy-255"), deadline());
 
-        assertThat(error.detail()).contains("198.51.100.0/24", "delete instances");
-        assertThat(provider.listManaged(deadline())).hasSize(AddressPool.SIZE);
-        assertThat(provider.listManaged(deadline()).stream().map(Instance::ip).collect(Collectors.toSet()))
-                .hasSize(AddressPool.SIZE);
-    }
-
-    @Test
-    void afterADeleteAFullPoolHasRoomAgain() {
-        fillAddressPool();
-        provider.delete("zone-a/proxy-100", deadline());
-
-        String id = provider.create(request("one-more"), deadline());
-
-        assertThat(provider.get(id, deadline()).ip()).isEqualTo("198.51.100.100");
+        assertThat(provider.get(beyond, deadline()).ip()).isEqualTo("198.18.0.1");
+        assertThat(provider.listManaged(deadline())).hasSize(255);
     }
 
     @Test
@@ -70,17 +56,22 @@ class AddressTest {
     }
 
     @Test
-    void addUnmanagedIntoAFullPoolIsRejected() {
-        fillAddressPool();
-
-        assertThatThrownBy(() -> provider.addUnmanaged("zone-a", "by-hand"))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("every address");
+    void thePoolSpansBothReservedNetworksWithoutNetworkOrBroadcastAddresses() {
+        assertThat(AddressPool.address(253)).isEqualTo("198.51.100.254");
+        assertThat(AddressPool.address(254)).isEqualTo("198.18.0.1");
+        assertThat(AddressPool.address(254 + 255)).isEqualTo("198.18.1.0");
+        assertThat(AddressPool.address(AddressPool.SIZE - 1)).isEqualTo("198.19.255.254");
+        assertThat(IntStream.range(0, AddressPool.SIZE).mapToObj(AddressPool::address).collect(Collectors.toSet()))
+                .as("distinct addresses").hasSize(AddressPool.SIZE);
     }
 
-    private void fillAddressPool() {
-        for (int index = 1; index <= AddressPool.SIZE; index++) {
-            provider.create(request("proxy-" + index), deadline());
-        }
+    @Test
+    void aFullPoolHasNoFreeAddressUntilOneIsReleased() {
+        Set<String> taken = IntStream.range(0, AddressPool.SIZE).mapToObj(AddressPool::address)
+                .collect(Collectors.toCollection(HashSet::new));
+
+        assertThat(AddressPool.lowestFree(taken)).isEmpty();
+        taken.remove("198.18.7.7");
+        assertThat(AddressPool.lowestFree(taken)).contains("198.18.7.7");
     }
 }

@@ -103,7 +103,7 @@ class EntryScopeTest {
         String id = own.create(request("new"), deadline());
 
         JsonNode state = new ObjectMapper().readTree(stateFile.toFile());
-        assertThat(state.get("version").intValue()).isEqualTo(2);
+        assertThat(state.get("version").intValue()).isEqualTo(3);
         assertThat(state.get("instances")).extracting(instance -> instance.get("entry").asText())
                 .as("entries of zone-a/new and zone-a/old").containsExactly(TestProviders.ENTRY, "");
         assertThat(own.get(id, deadline()).ip()).as("not the old instance's address").isEqualTo("198.51.100.1");

@@ -17,6 +17,7 @@ import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.ProviderException;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
@@ -95,7 +96,7 @@ class FileBackedProviderTest {
 
         JsonNode state = new ObjectMapper().readTree(stateFile.toFile());
 
-        assertThat(state.get("version").intValue()).isEqualTo(2);
+        assertThat(state.get("version").intValue()).isEqualTo(3);
         assertThat(state.get("instances")).hasSize(1);
         assertThat(state.get("instances").get(0).get("entry").asText()).isEqualTo(TestProviders.ENTRY);
         assertThat(state.get("instances").get(0).get("createdAt").asText()).isEqualTo("2030-01-01T00:00:00Z");
@@ -129,19 +130,49 @@ class FileBackedProviderTest {
     }
 
     @Test
-    void corruptFileFailsTheBuildOfTheEntryNamingTheFile() throws IOException {
+    void corruptFileFailsTheEntrysCallsNamingTheFileButNotItsBuild() throws IOException {
         Path stateFile = directory.resolve("state.json");
         Files.writeString(stateFile, "{\"version\": 1, \"instances\": [");
 
-        Throwable thrown = catchThrowable(() -> provider(stateFile));
+        FakeProvider provider = provider(stateFile);
+        ProviderException error = providerError(() -> provider.listManaged(deadline()), ErrorKind.PERMANENT,
+                Operation.LIST_MANAGED, "");
 
-        assertThat(thrown).isInstanceOf(ProviderException.class);
-        ProviderException error = (ProviderException) thrown;
-        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
-        assertThat(error.operation()).isEqualTo(Operation.CONFIGURE);
-        assertThat(error.entry()).isEqualTo(TestProviders.ENTRY);
-        assertThat(error.detail()).contains(stateFile.toRealPath().toString(), "corrupt", "not valid JSON",
+        assertThat(error.detail()).contains(stateFile.toString(), "corrupt", "not valid JSON",
                 "delete it to start with no instances");
+        assertThat(provider.preflight(deadline())).singleElement()
+                .satisfies(check -> assertThat(check.passed()).isFalse());
+    }
+
+    @Test
+    void readsCreateNoDirectoriesAndTheFirstWriteDoes() {
+        Path stateFile = directory.resolve("not/yet/state.json");
+        FakeProvider provider = provider(stateFile);
+
+        assertThat(provider.listManaged(deadline())).isEmpty();
+        providerError(() -> provider.get("zone-a/proxy-1", deadline()), ErrorKind.NOT_FOUND, Operation.GET,
+                "zone-a/proxy-1");
+        assertThat(provider.preflight(deadline())).singleElement()
+                .satisfies(check -> assertThat(check.passed()).isTrue());
+        assertThat(directory.resolve("not")).doesNotExist();
+
+        provider.create(request("proxy-1"), deadline());
+        assertThat(stateFile).isRegularFile();
+    }
+
+    @Test
+    void temporaryFilesOfAKilledWriterAreRemovedByTheNextWrite() throws IOException {
+        Path stateFile = directory.resolve("state.json");
+        FakeProvider provider = provider(stateFile);
+        provider.create(request("proxy-1"), deadline());
+        Path leftover = Files.writeString(directory.resolve("state.json.4711.tmp"), "{\"version\": 3, \"inst");
+        Path otherFiles = Files.writeString(directory.resolve("state.json.x.tmp"), "not ours");
+
+        provider.create(request("proxy-2"), deadline());
+
+        assertThat(leftover).doesNotExist();
+        assertThat(otherFiles).as("a file the fake never writes").exists();
+        assertThat(provider.listManaged(deadline())).hasSize(2);
     }
 
     @Test
@@ -162,19 +193,21 @@ class FileBackedProviderTest {
     void fileOfAnotherVersionIsRefusedNamingTheVersion() throws IOException {
         Path stateFile = directory.resolve("state.json");
         FakeProvider provider = provider(stateFile);
-        Files.writeString(stateFile, "{\"version\": 3, \"instances\": [], \"shards\": {}}");
+        Files.writeString(stateFile, "{\"version\": 4, \"instances\": [], \"shards\": {}}");
 
         ProviderException error = providerError(() -> provider.get("zone-a/proxy-1", deadline()),
                 ErrorKind.PERMANENT, Operation.GET, "zone-a/proxy-1");
 
-        assertThat(error.detail()).contains("version 3", "reads versions 1 and 2 only");
+        assertThat(error.detail()).contains("version 4", "reads versions 1 to 3 only");
     }
 
     @Test
     void oversizedFileIsCorruptWithoutBeingReadWhole() throws IOException {
         Path stateFile = directory.resolve("state.json");
         FakeProvider provider = provider(stateFile);
-        Files.write(stateFile, new byte[5 * 1024 * 1024]);
+        try (RandomAccessFile sparse = new RandomAccessFile(stateFile.toFile(), "rw")) {
+            sparse.setLength(65L * 1024 * 1024); // beyond the 64 MiB limit, without writing it
+        }
 
         ProviderException error = providerError(() -> provider.listManaged(deadline()), ErrorKind.PERMANENT,
                 Operation.LIST_MANAGED, "");
@@ -185,10 +218,9 @@ class FileBackedProviderTest {
     @Test
     void stateFileThatIsADirectoryIsUnreadable() throws IOException {
         Path stateFile = Files.createDirectory(directory.resolve("state.json"));
+        FakeProvider provider = provider(stateFile);
 
-        Throwable thrown = catchThrowable(() -> provider(stateFile));
-
-        assertThat(thrown).isInstanceOf(ProviderException.class)
+        assertThat(catchThrowable(() -> provider.listManaged(deadline()))).isInstanceOf(ProviderException.class)
                 .hasMessageContaining("cannot read state file")
                 .hasMessageContaining("point stateFile elsewhere");
     }
@@ -222,13 +254,40 @@ class FileBackedProviderTest {
         try (FileChannel channel = FileChannel.open(directory.resolve("state.json.lock"),
                 StandardOpenOption.CREATE, StandardOpenOption.WRITE);
              FileLock held = channel.lock()) {
+            channel.write(StandardCharsets.UTF_8.encode("pid=4711 host=elsewhere since=2030-01-01T00:00:00Z\n"));
             long start = System.nanoTime();
-            providerError(() -> provider.create(request("proxy-1"), Deadline.after(Duration.ofMillis(300))),
-                    ErrorKind.TRANSIENT, Operation.CREATE, "zone-a/proxy-1");
+            ProviderException error = providerError(() -> provider.create(request("proxy-1"),
+                    Deadline.after(Duration.ofMillis(300))), ErrorKind.TRANSIENT, Operation.CREATE, "zone-a/proxy-1");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1300));
             assertThat(held.isValid()).isTrue();
+            assertThat(error.detail()).contains("waiting for the lock on state file " + stateFile,
+                    "process 4711 on host elsewhere (since 2030-01-01T00:00:00Z) holds it", "state.json.lock");
         }
         assertThat(provider.create(request("proxy-1"), deadline())).isEqualTo("zone-a/proxy-1");
+    }
+
+    @Test
+    void aLockHeldByAProcessThatRecordedNothingIsSaidToBeUnknown() throws IOException {
+        Path stateFile = directory.resolve("state.json");
+        FakeProvider provider = provider(stateFile);
+
+        try (FileChannel channel = FileChannel.open(directory.resolve("state.json.lock"),
+                StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+             FileLock held = channel.lock()) {
+            ProviderException error = providerError(() -> provider.delete("zone-a/proxy-1",
+                    Deadline.after(Duration.ofMillis(100))), ErrorKind.TRANSIENT, Operation.DELETE, "zone-a/proxy-1");
+
+            assertThat(error.detail()).contains("another process (which one is unknown");
+        }
+    }
+
+    @Test
+    void theHolderOfTheLockRecordsItself() throws IOException {
+        Path stateFile = directory.resolve("state.json");
+        provider(stateFile).create(request("proxy-1"), deadline());
+
+        assertThat(Files.readString(directory.resolve("state.json.lock")))
+                .matches("pid=" + ProcessHandle.current().pid() + " host=\\S+ since=\\S+Z\n");
     }
 
     @Test

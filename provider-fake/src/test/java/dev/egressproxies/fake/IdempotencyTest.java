@@ -52,19 +52,6 @@ class IdempotencyTest {
     }
 
     @Test
-    void oneNameInTwoZonesIsTwoInstances() {
-        FakeProvider provider = TestProviders.build(FakeConfig.defaults().withZones("zone-a", "zone-b"),
-                new ManualClock(START), Path.of("unused"));
-
-        String inA = provider.create(request("proxy-1", new Placement("zone-a", "small", "debian-12")), deadline());
-        String inB = provider.create(request("proxy-1", new Placement("zone-b", "small", "debian-12")), deadline());
-
-        assertThat(inA).isEqualTo("zone-a/proxy-1");
-        assertThat(inB).isEqualTo("zone-b/proxy-1");
-        assertThat(provider.listManaged(deadline())).hasSize(2);
-    }
-
-    @Test
     void createOverAnInstanceThisPlatformDidNotCreateIsPermanentAndAdoptsNothing() {
         FakeProvider provider = TestProviders.inMemory();
         String id = provider.addUnmanaged("zone-a", "proxy-1");

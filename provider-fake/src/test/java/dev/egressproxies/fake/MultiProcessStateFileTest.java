@@ -67,7 +67,7 @@ class MultiProcessStateFileTest {
         assertThat(Stream.concat(even.stream(), odd.stream()).map(Instance::ip).distinct())
                 .hasSize(WORKERS * INSTANCES_PER_WORKER);
         JsonNode state = new ObjectMapper().readTree(stateFile.toFile());
-        assertThat(state.get("version").intValue()).isEqualTo(2);
+        assertThat(state.get("version").intValue()).isEqualTo(3);
         assertThat(state.get("instances")).hasSize(WORKERS * INSTANCES_PER_WORKER);
         try (Stream<Path> files = Files.list(stateFile.getParent())) {
             assertThat(files.map(file -> file.getFileName().toString()).collect(Collectors.toList()))

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>The guest runs under {@code domainType: qemu} with the non-secure OVMF loader and variables
  * named explicitly: the nested KVM of these machines stops UEFI firmware with an emulation failure,
- * and the firmware libvirt would pick needs SMM (DESIGN.md). Booting under emulation takes a
+ * and the firmware libvirt would pick needs SMM (docs/test-stack.md). Booting under emulation takes a
  * minute or more; the figures are printed ({@code [real guest] ...}).
  *
  * <p>Not part of {@code ./mvnw verify}: run with {@code -Pguest-e2e} (README).

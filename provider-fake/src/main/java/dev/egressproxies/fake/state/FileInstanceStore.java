@@ -1,6 +1,5 @@
 package dev.egressproxies.fake.state;
 
-import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
@@ -10,15 +9,23 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Instances kept in a JSON file that every process configured with it shares, so separate
@@ -28,36 +35,43 @@ import java.util.concurrent.locks.ReentrantLock;
  * OS lock on a sibling {@code .lock} file for its whole read-modify-write, writes the new state to
  * a temporary file in the same directory, forces it to disk and renames it over the state file
  * atomically: a reader sees the old state or the new one, never a part, and a process killed
- * midway leaves the old state intact. A state file that cannot be read is an error naming the
- * file; it is never silently replaced, which would forget every instance in it.
+ * midway leaves the old state intact; the next write removes the temporary file it left. A state
+ * file that cannot be read is an error of the call naming the file; it is never silently replaced,
+ * which would forget every instance in it.
+ *
+ * <p>Nothing is touched before it is needed: building the store does no I/O, reads create nothing
+ * (a missing file or directory holds no instances), and the first write creates the directory.
+ * Whoever holds the lock records itself in the lock file ({@link LockHolder}), so a call that waits
+ * for another process says which one: in a warning after {@link DeadlineLocks#NOTICE_AFTER}, and in
+ * its error when its deadline passes.
  */
 public final class FileInstanceStore implements InstanceStore {
-    /** How long building the provider may wait to read the file. */
-    private static final Duration OPEN_TIMEOUT = Duration.ofSeconds(30);
+    private static final Logger LOG = LoggerFactory.getLogger(FileInstanceStore.class);
     /**
-     * The largest state file read. The 254 addresses bound the instances, and so the state, to
-     * well under a megabyte; a larger file is not one this provider wrote.
+     * The largest state file read: room for every address of the {@code AddressPool} at a few
+     * hundred bytes per instance; a larger file is not one this provider wrote.
      */
-    private static final int MAX_STATE_BYTES = 4 * 1024 * 1024;
+    private static final int MAX_STATE_BYTES = 64 * 1024 * 1024;
+    /** The most of a lock file read for its holder; a holder line is far shorter. */
+    private static final int MAX_HOLDER_BYTES = 512;
 
     private final String entry;
     private final Path stateFile;
-    private final Path lockFile;
-    private final ReentrantLock processLock;
+    private final Pattern temporaryFileName;
     private final StateFileCodec codec = new StateFileCodec();
 
     private FileInstanceStore(String entry, Path stateFile) {
         this.entry = entry;
         this.stateFile = stateFile;
-        this.lockFile = stateFile.resolveSibling(stateFile.getFileName() + ".lock");
-        this.processLock = ProcessWideLocks.forFile(lockFile);
+        // Files.createTempFile puts digits between prefix and suffix; nothing else may match.
+        this.temporaryFileName = Pattern.compile(Pattern.quote(stateFile.getFileName() + ".") + "\\d+\\.tmp");
     }
 
     /**
-     * Opens the store kept in {@code stateFile}: creates its directory and checks that the file,
-     * if it exists, can be read.
+     * Opens the store kept in {@code stateFile}, without touching it: whether the file can be read
+     * is found out, and reported, by the calls that read it.
      *
-     * @throws ProviderException PERMANENT, operation CONFIGURE, saying what to fix
+     * @throws ProviderException PERMANENT, operation CONFIGURE, when the path names no file
      */
     public static FileInstanceStore open(String entry, Path stateFile) {
         Path absolute = stateFile.toAbsolutePath().normalize();
@@ -65,20 +79,7 @@ public final class FileInstanceStore implements InstanceStore {
             throw new ProviderException(ErrorKind.PERMANENT, Operation.CONFIGURE, entry, "",
                     "stateFile '" + stateFile + "' names no file: give a path such as /var/lib/egress/fake.json");
         }
-        Path directory = absolute.getParent();
-        Path resolved;
-        try {
-            Files.createDirectories(directory);
-            // Resolved so every alias of one file shares one process-wide lock.
-            resolved = directory.toRealPath().resolve(absolute.getFileName());
-        } catch (IOException failure) {
-            throw new ProviderException(ErrorKind.PERMANENT, Operation.CONFIGURE, entry, "",
-                    "cannot create directory " + directory + " for stateFile (" + reason(failure)
-                            + "): create it with write access for this user, or point stateFile elsewhere", failure);
-        }
-        FileInstanceStore store = new FileInstanceStore(entry, resolved);
-        store.read(new StoreCall(Operation.CONFIGURE, "", Deadline.after(OPEN_TIMEOUT)));
-        return store;
+        return new FileInstanceStore(entry, absolute);
     }
 
     @Override
@@ -112,15 +113,21 @@ public final class FileInstanceStore implements InstanceStore {
 
     @Override
     public <T> T update(StoreCall call, Change<T> change) {
-        DeadlineLocks.lock(processLock, entry, call);
-        try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+        call.deadline().check(call.operation(), entry, call.instanceId());
+        Path directory = createDirectory(call);
+        Path lockFile = directory.resolve(stateFile.getFileName() + ".lock");
+        ReentrantLock processLock = ProcessWideLocks.forFile(lockFile);
+        DeadlineLocks.lock(processLock, entry, call, stateFile.toString());
+        try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
             // Released by closing the channel, which also happens when an interrupt closes it.
-            DeadlineLocks.lock(channel, entry, call);
+            DeadlineLocks.lock(channel, entry, call, new BusyStateLock(call, lockFile, channel));
+            recordHolder(channel);
             Map<String, StoredInstance> current = read(call);
             Map<String, StoredInstance> changed = new TreeMap<>(current);
             T result = change.apply(changed);
             if (!changed.equals(current)) {
-                write(changed, call);
+                write(changed, call, directory);
             }
             return result;
         } catch (ClosedByInterruptException interrupted) {
@@ -128,7 +135,7 @@ public final class FileInstanceStore implements InstanceStore {
         } catch (AccessDeniedException denied) {
             throw new ProviderException(ErrorKind.PERMANENT, call.operation(), entry, call.instanceId(),
                     "cannot open lock file " + lockFile + " (permission denied): give this user write access to "
-                            + lockFile.getParent() + ", or point stateFile elsewhere", denied);
+                            + directory + ", or point stateFile elsewhere", denied);
         } catch (IOException failure) {
             throw new ProviderException(ErrorKind.TRANSIENT, call.operation(), entry, call.instanceId(),
                     "cannot lock state file " + stateFile + " through " + lockFile + " (" + reason(failure)
@@ -143,9 +150,37 @@ public final class FileInstanceStore implements InstanceStore {
         return stateFile.toString();
     }
 
-    private void write(Map<String, StoredInstance> instances, StoreCall call) {
-        byte[] json = codec.encode(instances);
+    /**
+     * Creates the state file's directory, on the first write, and returns it with every link
+     * resolved, so every alias of one file shares one process-wide lock.
+     */
+    private Path createDirectory(StoreCall call) {
         Path directory = stateFile.getParent();
+        try {
+            Files.createDirectories(directory);
+            return directory.toRealPath();
+        } catch (IOException failure) {
+            throw new ProviderException(ErrorKind.PERMANENT, call.operation(), entry, call.instanceId(),
+                    "cannot create directory " + directory + " for stateFile (" + reason(failure)
+                            + "): create it with write access for this user, or point stateFile elsewhere", failure);
+        }
+    }
+
+    /** Writes this process into the lock file it now holds; best effort, as it only serves messages. */
+    private static void recordHolder(FileChannel channel) {
+        try {
+            channel.truncate(0);
+            channel.write(ByteBuffer.wrap(LockHolder.thisProcess(Instant.now()).toLine()), 0);
+        } catch (ClosedByInterruptException interrupted) {
+            // The state access that follows reports the interrupt.
+        } catch (IOException unwritable) {
+            // A waiting process then says it does not know the holder; the state itself is unaffected.
+        }
+    }
+
+    private void write(Map<String, StoredInstance> instances, StoreCall call, Path directory) {
+        byte[] json = codec.encode(instances);
+        removeTemporaryFilesOfKilledWriters(directory);
         Path temporary = null;
         try {
             temporary = Files.createTempFile(directory, stateFile.getFileName() + ".", ".tmp");
@@ -184,6 +219,19 @@ public final class FileInstanceStore implements InstanceStore {
         }
     }
 
+    /**
+     * Deletes the temporary files a writer killed midway left next to the state file. Safe while
+     * the lock is held: every writer writes only under it, so none of them is being written.
+     */
+    private void removeTemporaryFilesOfKilledWriters(Path directory) {
+        try (DirectoryStream<Path> leftovers = Files.newDirectoryStream(directory,
+                file -> temporaryFileName.matcher(file.getFileName().toString()).matches())) {
+            leftovers.forEach(FileInstanceStore::deleteQuietly);
+        } catch (IOException | DirectoryIteratorException unlisted) {
+            // Left for the next write: a stray temporary file is never read.
+        }
+    }
+
     private static void deleteQuietly(Path temporary) {
         if (temporary == null) {
             return;
@@ -199,6 +247,55 @@ public final class FileInstanceStore implements InstanceStore {
         InterruptedException interrupted = new InterruptedException("interrupted during state file I/O");
         interrupted.initCause(closed);
         return ProviderException.interrupted(call.operation(), entry, call.instanceId(), interrupted);
+    }
+
+    /** What a call says while it waits for another process's lock on the state file, and when it gives up. */
+    private final class BusyStateLock implements DeadlineLocks.BusyLock {
+        private final StoreCall call;
+        private final Path lockFile;
+        private final FileChannel channel;
+        private final long startedAt = System.nanoTime();
+
+        BusyStateLock(StoreCall call, Path lockFile, FileChannel channel) {
+            this.call = call;
+            this.lockFile = lockFile;
+            this.channel = channel;
+        }
+
+        @Override
+        public void stillWaiting() {
+            String until = call.deadline().isBounded()
+                    ? "until its deadline, " + seconds(call.deadline().remaining()) + " from now"
+                    : "until it is free";
+            LOG.warn("{} on provider entry '{}' is waiting for the lock on state file {}: {} holds it (see {});"
+                    + " waiting {}", call.operation(), entry, stateFile, holder(), lockFile, until);
+        }
+
+        @Override
+        public ProviderException deadlinePassed() {
+            return new ProviderException(ErrorKind.TRANSIENT, call.operation(), entry, call.instanceId(),
+                    "gave up after " + seconds(Duration.ofNanos(System.nanoTime() - startedAt)) + " waiting for the"
+                            + " lock on state file " + stateFile + ": " + holder() + " holds it (see " + lockFile
+                            + "); retry once it is done, with a longer deadline if it is busy, or stop that process"
+                            + " if it hangs (the lock is freed when it exits)");
+        }
+
+        /** The holder the lock file records, for messages. */
+        private String holder() {
+            ByteBuffer content = ByteBuffer.allocate(MAX_HOLDER_BYTES);
+            try {
+                channel.read(content, 0);
+            } catch (IOException unreadable) {
+                return "another process (which one is unknown: " + reason(unreadable) + ")";
+            }
+            byte[] bytes = Arrays.copyOf(content.array(), content.position());
+            return LockHolder.parse(bytes).map(LockHolder::describe)
+                    .orElse("another process (which one is unknown: it did not record itself)");
+        }
+    }
+
+    private static String seconds(Duration duration) {
+        return String.format(Locale.ROOT, "%.1f s", Math.max(0, duration.toMillis()) / 1000.0);
     }
 
     private static String reason(IOException failure) {

@@ -27,7 +27,7 @@ public final class InMemoryInstanceStore implements InstanceStore {
 
     @Override
     public <T> T update(StoreCall call, Change<T> change) {
-        DeadlineLocks.lock(lock, entry, call);
+        DeadlineLocks.lock(lock, entry, call, location());
         try {
             Map<String, StoredInstance> copy = new TreeMap<>(instances);
             T result = change.apply(copy);

@@ -19,15 +19,19 @@ import java.util.TreeMap;
  * The translation between the instances and the state file's JSON, with its version check. Does
  * no I/O.
  *
- * <p>Version 2 records with each instance the provider entry it was created through. Version 1,
- * written before entries were kept, is still read: its instances carry no {@code entry}, so they
- * are read as belonging to no entry (unless someone added the field by hand), and the next change
- * rewrites the file as version 2 with that empty entry kept. An older build refuses version 2
- * files, naming the version, rather than dropping the entries.
+ * <p>Version 3 records with each instance the provider entry it was created through and the sha256
+ * of its user-data. Older versions are still read, and the next change rewrites the file as version
+ * 3 with what they lacked marked unknown: version 2, written before the user-data digest was kept,
+ * has its instances' {@code userDataSha256} read as {@code ""} (unknown); version 1, written before
+ * entries were kept, has in addition its instances read as belonging to no entry (unless someone
+ * added the {@code entry} field by hand). An older build refuses a newer file, naming the version,
+ * rather than dropping what it does not know.
  */
 final class StateFileCodec {
     /** The version of the layout this build writes. */
-    static final int VERSION = 2;
+    static final int VERSION = 3;
+    /** The layout before instances recorded their user-data digest, still read. */
+    private static final int VERSION_WITHOUT_DIGESTS = 2;
     /** The layout before instances recorded their entry, still read. */
     private static final int VERSION_WITHOUT_ENTRIES = 1;
 
@@ -62,11 +66,16 @@ final class StateFileCodec {
         if (version == null || !version.isInt()) {
             throw new StateFormatException("it has no integer 'version' field, so it was not written by the fake provider");
         }
-        if (version.intValue() == VERSION_WITHOUT_ENTRIES) {
-            markEntriesUnknown(root);
-        } else if (version.intValue() != VERSION) {
-            throw new StateFormatException("it has version " + version.intValue() + ", but this fake provider reads"
-                    + " versions " + VERSION_WITHOUT_ENTRIES + " and " + VERSION + " only");
+        int read = version.intValue();
+        if (read < VERSION_WITHOUT_ENTRIES || read > VERSION) {
+            throw new StateFormatException("it has version " + read + ", but this fake provider reads versions "
+                    + VERSION_WITHOUT_ENTRIES + " to " + VERSION + " only");
+        }
+        if (read == VERSION_WITHOUT_ENTRIES) {
+            markUnknown(root, "entry");
+        }
+        if (read <= VERSION_WITHOUT_DIGESTS) {
+            markUnknown(root, "userDataSha256");
         }
         StateDocument document;
         try {
@@ -79,17 +88,18 @@ final class StateFileCodec {
     }
 
     /**
-     * Gives every instance of a version-1 document that has no {@code entry} the empty one, which
-     * means no entry manages it: guessing an owner could hand one entry's instances to another.
+     * Gives every instance of an older document that lacks {@code field} the empty value, which means
+     * unknown: for {@code entry}, that no entry manages it (guessing an owner could hand one entry's
+     * instances to another); for {@code userDataSha256}, that nobody can tell which user-data it runs.
      */
-    private static void markEntriesUnknown(JsonNode root) {
+    private static void markUnknown(JsonNode root, String field) {
         JsonNode instances = root.get("instances");
         if (instances == null || !instances.isArray()) {
             return; // The mapping below reports it.
         }
         for (JsonNode instance : instances) {
             if (instance instanceof ObjectNode fields) {
-                fields.putIfAbsent("entry", TextNode.valueOf(""));
+                fields.putIfAbsent(field, TextNode.valueOf(""));
             }
         }
     }

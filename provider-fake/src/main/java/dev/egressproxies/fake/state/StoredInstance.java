@@ -19,9 +19,12 @@ import java.util.Objects;
  * @param ip          the address it holds while it exists
  * @param machineType the machine type it was created as, {@code ""} when unmanaged
  * @param image       the image it was created from, {@code ""} when unmanaged
+ * @param userDataSha256 the sha256 of the user-data it was created with, {@code ""} when unmanaged
+ *                    and for an instance recorded before the state file kept it (versions 1 and 2)
  */
 public record StoredInstance(String id, String name, boolean managed, String entry, String uid, Instant createdAt,
-                             Instant startedAt, boolean stopped, String ip, String machineType, String image) {
+                             Instant startedAt, boolean stopped, String ip, String machineType, String image,
+                             String userDataSha256) {
 
     /** Rejects missing values, so a damaged state file is reported as corrupt rather than misread. */
     public StoredInstance {
@@ -36,6 +39,13 @@ public record StoredInstance(String id, String name, boolean managed, String ent
         Objects.requireNonNull(ip, "ip");
         Objects.requireNonNull(machineType, "machineType");
         Objects.requireNonNull(image, "image");
+        Objects.requireNonNull(userDataSha256, "userDataSha256");
+    }
+
+    /** The zone it is in: the part of its ID before the '/'. */
+    public String zone() {
+        int slash = id.indexOf('/');
+        return slash < 0 ? "" : id.substring(0, slash);
     }
 
     /** Whether this platform created it through the provider entry named {@code entryName}. */
@@ -50,11 +60,13 @@ public record StoredInstance(String id, String name, boolean managed, String ent
 
     /** This instance, stopped. */
     public StoredInstance stop() {
-        return new StoredInstance(id, name, managed, entry, uid, createdAt, startedAt, true, ip, machineType, image);
+        return new StoredInstance(id, name, managed, entry, uid, createdAt, startedAt, true, ip, machineType, image,
+                userDataSha256);
     }
 
     /** This instance, started (again) at {@code now}. */
     public StoredInstance start(Instant now) {
-        return new StoredInstance(id, name, managed, entry, uid, createdAt, now, false, ip, machineType, image);
+        return new StoredInstance(id, name, managed, entry, uid, createdAt, now, false, ip, machineType, image,
+                userDataSha256);
     }
 }

@@ -18,9 +18,9 @@ class StateFileCodecTest {
     void managedAndUnmanagedInstancesSurviveARoundTrip() throws StateFormatException {
         Map<String, StoredInstance> instances = new TreeMap<>();
         instances.put("zone-a/proxy-1", new StoredInstance("zone-a/proxy-1", "proxy-1", true, "lab", "uid-1", CREATED,
-                CREATED.plusSeconds(60), true, "198.51.100.1", "small", "debian-12"));
+                CREATED.plusSeconds(60), true, "198.51.100.1", "small", "debian-12", "ab12"));
         instances.put("zone-a/by-hand", new StoredInstance("zone-a/by-hand", "by-hand", false, "", "", null, CREATED,
-                false, "198.51.100.2", "", ""));
+                false, "198.51.100.2", "", "", ""));
 
         assertThat(codec.decode(codec.encode(instances))).isEqualTo(instances);
     }
@@ -58,28 +58,48 @@ class StateFileCodecTest {
     void otherVersionIsNamed() {
         assertThatThrownBy(() -> decode("{\"version\": 7, \"instances\": []}"))
                 .hasMessageContaining("version 7")
-                .hasMessageContaining("reads versions 1 and 2 only");
+                .hasMessageContaining("reads versions 1 to 3 only");
     }
 
     @Test
     void missingFieldOfAnInstanceIsNamed() {
-        assertThatThrownBy(() -> decode("{\"version\": 2, \"instances\": [{\"id\": \"zone-a/x\", \"name\": \"x\"}]}"))
+        assertThatThrownBy(() -> decode("{\"version\": 3, \"instances\": [{\"id\": \"zone-a/x\", \"name\": \"x\"}]}"))
                 .hasMessageContaining("does not match")
                 .hasMessageContaining("managed");
     }
 
     @Test
-    void versionTwoWritesTheEntryOfEachInstance() {
+    void versionThreeWritesTheEntryAndUserDataDigestOfEachInstance() {
         Map<String, StoredInstance> one = Map.of("zone-a/x", new StoredInstance("zone-a/x", "x", true, "lab", "u",
-                CREATED, CREATED, false, "198.51.100.1", "small", "debian-12"));
+                CREATED, CREATED, false, "198.51.100.1", "small", "debian-12", "ab12"));
 
         assertThat(new String(codec.encode(one), StandardCharsets.UTF_8))
-                .contains("\"version\" : 2", "\"entry\" : \"lab\"");
+                .contains("\"version\" : 3", "\"entry\" : \"lab\"", "\"userDataSha256\" : \"ab12\"");
     }
 
     @Test
-    void instanceOfVersionTwoWithoutEntryIsCorruption() {
-        assertThatThrownBy(() -> decode(Version1State.document(2, Version1State.INSTANCE)))
+    void instancesOfVersionTwoHaveAnUnknownUserDataDigestAndKeepTheirPlacement() throws StateFormatException {
+        StoredInstance read = decode(Version1State.document(2, Version1State.instanceHandedTo("lab")))
+                .get("zone-a/old");
+
+        assertThat(read.userDataSha256()).as("user-data digest of a version 2 record").isEmpty();
+        assertThat(read.createdThrough("lab")).isTrue();
+        assertThat(read.zone()).isEqualTo("zone-a");
+        assertThat(read.machineType()).isEqualTo("small");
+        assertThat(read.image()).isEqualTo("debian-12");
+    }
+
+    @Test
+    void instanceOfVersionThreeWithoutUserDataDigestIsCorruption() {
+        assertThatThrownBy(() -> decode(Version1State.document(3, Version1State.instanceHandedTo("lab"))))
+                .hasMessageContaining("does not match")
+                .hasMessageContaining("userDataSha256");
+    }
+
+    @Test
+    void instanceOfVersionThreeWithoutEntryIsCorruption() {
+        assertThatThrownBy(() -> decode(Version1State.document(3, Version1State.INSTANCE.replace("\"managed\"",
+                "\"userDataSha256\": \"\", \"managed\""))))
                 .hasMessageContaining("does not match")
                 .hasMessageContaining("entry");
     }
@@ -93,6 +113,7 @@ class StateFileCodecTest {
         assertThat(read.ofNoEntry()).isTrue();
         assertThat(read.createdThrough("")).as("the empty name is no entry's").isFalse();
         assertThat(read.uid()).isEqualTo("uid-old");
+        assertThat(read.userDataSha256()).isEmpty();
     }
 
     @Test
@@ -110,7 +131,7 @@ class StateFileCodecTest {
     @Test
     void instanceListedTwiceIsCorruption() {
         Map<String, StoredInstance> one = Map.of("zone-a/x", new StoredInstance("zone-a/x", "x", true, "lab", "u", CREATED,
-                CREATED, false, "198.51.100.1", "small", "debian-12"));
+                CREATED, false, "198.51.100.1", "small", "debian-12", ""));
         String json = new String(codec.encode(one), StandardCharsets.UTF_8);
         String instance = json.substring(json.indexOf('{', json.indexOf('[')), json.lastIndexOf(']'));
         String twice = json.replace(instance, instance.strip() + ", " + instance.strip());

@@ -14,8 +14,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The {@link HostConnections} of one provider entry: one cached {@link HostLink} per host, dialled
- * lazily through a {@link HostDialer} and redialled once it is no longer alive; the port of
- * reference 001's {@code hostPool} and {@code awaitOrCancel}.
+ * lazily through a {@link HostDialer} and redialled once it is no longer alive.
  *
  * <p>Work runs on a worker thread while the caller waits up to its deadline. libvirt's native
  * calls take no timeout and cannot be interrupted, so when the deadline passes or the caller is
@@ -32,7 +31,7 @@ import java.util.concurrent.TimeoutException;
  * rethrown as they are and leave the link alone.
  */
 public final class CachingHostConnections implements HostConnections {
-    /** How long a dial may take when none is given: reference 001's SSH handshake limit. */
+    /** How long a dial may take when none is given: the usual SSH handshake limit. */
     public static final Duration DEFAULT_DIAL_TIMEOUT = Duration.ofSeconds(30);
 
     private final HostDialer dialer;

@@ -5,9 +5,8 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.UploadSourceException;
 
 /**
- * Decides what a failure of a host call says about the link it ran on, as reference 001's
- * {@code call} does: libvirt errors and local verdicts say nothing about it, anything else means
- * it broke.
+ * Decides what a failure of a host call says about the link it ran on: libvirt errors and local
+ * verdicts say nothing about it, anything else means it broke.
  */
 final class LinkFailures {
     private LinkFailures() {
