@@ -60,11 +60,11 @@ final class CreateCommand implements Callable<Integer> {
         String entry = provider != null ? provider : onlyEntry(session.entries());
         CreateRequest request = new CreateRequest(name, uid != null ? uid : UUID.randomUUID().toString(),
                 new Placement(zone, machineType, image), userData());
-        Provider provider = session.provider(entry);
-        String id = provider.create(request, session.deadline());
+        Provider backend = session.provider(entry);
+        String id = backend.create(request, session.deadline());
         QualifiedId qualified = new QualifiedId(entry, id);
         Printer printer = session.printer();
-        otherValues(provider, id, request, session).ifPresent(note -> printer.note("egressctl: note: " + qualified
+        otherValues(backend, id, request, session).ifPresent(note -> printer.note("egressctl: note: " + qualified
                 + " already exists with other values than asked: " + note));
         if (printer.json()) {
             printer.print(printer.object().put("id", qualified.toString()).put("entry", entry).put("providerId", id));
@@ -89,10 +89,10 @@ final class CreateCommand implements Callable<Integer> {
      * What the instance has other than asked for, and what would change it: create returns an
      * existing instance of the name as it is, which would otherwise go unnoticed.
      */
-    private Optional<String> otherValues(Provider provider, String id, CreateRequest request, Session session) {
+    private Optional<String> otherValues(Provider backend, String id, CreateRequest request, Session session) {
         Instance instance;
         try {
-            instance = provider.get(id, session.deadline());
+            instance = backend.get(id, session.deadline());
         } catch (ProviderException unreadable) {
             return Optional.empty();   // the create worked; this note is not worth failing it
         }
