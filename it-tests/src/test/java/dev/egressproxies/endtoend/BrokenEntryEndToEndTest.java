@@ -20,12 +20,13 @@ import org.junit.jupiter.api.io.TempDir;
 class BrokenEntryEndToEndTest {
     @TempDir
     Path temp;
+    Path work;
     EgressctlProcess egressctl;
 
     @BeforeEach
     void prepare() throws IOException {
         Path home = Files.createDirectories(temp.resolve("home"));
-        Path work = Files.createDirectories(temp.resolve("work"));
+        work = Files.createDirectories(temp.resolve("work"));
         Files.writeString(temp.resolve("b.json"), "{ this is not JSON");
         Files.writeString(work.resolve("egress.yaml"), """
                 providers:
@@ -64,5 +65,33 @@ class BrokenEntryEndToEndTest {
         assertThat(checked.exitCode()).as(checked.toString()).isEqualTo(1);
         assertThat(checked.out()).as(checked.toString()).containsPattern("(?m)^g .* ok ")
                 .containsPattern("(?m)^b .* FAILED ");
+    }
+
+    @Test
+    void anEntryWhosePluginFailsToBuildItFailsOnlyItsOwnCalls() throws IOException {
+        Files.writeString(work.resolve("egress.yaml"), """
+                providers:
+                  - name: g
+                    type: fake
+                    stateFile: %s
+                  - name: b
+                    type: fake
+                    stateFile: /
+                """.formatted(temp.resolve("g.json")));
+
+        EgressctlProcess.Result created = egressctl.run("create", "web", "--provider", "g", "--machine-type", "small",
+                "--image", "debian-12");
+        assertThat(created.exitCode()).as(created.toString()).isZero();
+        EgressctlProcess.Result broken = egressctl.run("create", "web", "--provider", "b", "--machine-type", "small",
+                "--image", "debian-12");
+        assertThat(broken.exitCode()).as(broken.toString()).isEqualTo(2);
+        assertThat(broken.err()).contains("create on provider entry 'b'").contains("could not be built")
+                .contains("stateFile '/' names no file");
+
+        EgressctlProcess.Result listedAll = egressctl.run("list");
+        assertThat(listedAll.exitCode()).as(listedAll.toString()).isEqualTo(2);
+        assertThat(listedAll.out()).contains("g/zone-a/web");
+        EgressctlProcess.Result checked = egressctl.run("check");
+        assertThat(checked.out()).as(checked.toString()).containsPattern("(?m)^b .* FAILED .*names no file");
     }
 }
