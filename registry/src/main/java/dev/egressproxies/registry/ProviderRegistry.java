@@ -20,7 +20,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Building is all or nothing: every entry is checked and bound first, and every problem found
  * is reported in one {@link ConfigurationException}; only when there is none are the providers
- * built, and when one of them fails the ones already built are closed again. See the package
+ * built, and when one of them fails the ones already built are closed again. Tools that must keep
+ * working when one backend is broken use {@link #buildIsolatingFailures} instead, where binding is
+ * still all or nothing but an entry whose plugin fails to build it only fails its own calls. See the package
  * documentation for how entries are written and bound.
  *
  * <p>Safe for concurrent use. {@link #close()} closes every provider; the registry is not used
