@@ -58,8 +58,8 @@ public final class PlanExecutor {
             } catch (ProviderException e) {
                 results.add(new StepResult(step, step.id(), e, null));
                 if (failed == null) {
-                    failed = step.action().name().toLowerCase(Locale.ROOT) + " of " + step.entry() + "/"
-                            + step.name() + " failed";
+                    failed = "the " + step.action().name().toLowerCase(Locale.ROOT) + " of " + step.entry() + "/"
+                            + step.name() + " failed, so nothing more is replaced or deleted";
                 }
             }
         }

@@ -37,7 +37,7 @@ class PlanExecutorTest {
         assertThat(results.get(0).error().getMessage()).contains("the old instance zone-b/one was deleted")
                 .contains("run apply again");
         assertThat(results.subList(1, 3)).allSatisfy(result ->
-                assertThat(result.skipped()).isEqualTo("replace of lab/one failed"));
+                assertThat(result.skipped()).isEqualTo("the replace of lab/one failed, so nothing more is replaced or deleted"));
     }
 
     @Test
@@ -48,7 +48,7 @@ class PlanExecutorTest {
 
         assertThat(lab.calls()).containsExactly("create first@zone-a", "create second@zone-b");
         assertThat(results).extracting(StepResult::succeeded).containsExactly(false, true, false, false);
-        assertThat(results.get(3).skipped()).isEqualTo("create of lab/first failed");
+        assertThat(results.get(3).skipped()).isEqualTo("the create of lab/first failed, so nothing more is replaced or deleted");
     }
 
     private static PlanStep create(String name, String zone) {
