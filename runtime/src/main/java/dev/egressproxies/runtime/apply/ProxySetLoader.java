@@ -19,6 +19,8 @@ import dev.egressproxies.runtime.config.ConfigException;
 import dev.egressproxies.runtime.config.StrictYaml;
 import dev.egressproxies.runtime.config.UserDataFile;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -83,7 +85,7 @@ public final class ProxySetLoader {
 
     private JsonNode parse(Path file) {
         JsonNode root;
-        try (JsonParser parser = yaml.createParser(file.toFile())) {
+        try (JsonParser parser = yaml.createParser(Files.newInputStream(file))) {
             // Read one document, then look for another ourselves: Jackson's trailing-token error
             // would name its own types and settings instead of YAML documents.
             root = yaml.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(parser);
@@ -93,6 +95,8 @@ public final class ProxySetLoader {
             }
         } catch (JsonProcessingException e) {
             throw new ConfigException(file + at(e.getLocation()) + ": not valid YAML: " + e.getOriginalMessage(), e);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException("no such file: " + file, e);
         } catch (IOException e) {
             throw new ConfigException("cannot read " + file + ": " + e.getMessage(), e);
         }

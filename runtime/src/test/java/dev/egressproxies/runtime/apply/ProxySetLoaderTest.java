@@ -108,6 +108,8 @@ class ProxySetLoaderTest {
                 .hasMessageNotContaining("FAIL_ON_TRAILING_TOKENS");
         assertThatThrownBy(() -> load("proxies: {name: a}\n"))
                 .hasMessageContaining("proxies: expected a list of proxies, got a mapping");
+        assertThatThrownBy(() -> new ProxySetLoader().load(temp.resolve("absent.yaml"), entry -> Optional.empty()))
+                .hasMessage("no such file: " + temp.resolve("absent.yaml"));
         assertThatThrownBy(() -> load("- a\n- b\n"))
                 .hasMessageContaining("the top level is a list; a desired set is a mapping with a 'proxies' list");
     }
