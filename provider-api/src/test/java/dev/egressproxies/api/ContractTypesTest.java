@@ -62,4 +62,13 @@ class ContractTypesTest {
         assertThat(early.within(Duration.ofHours(1))).isSameAs(early);
         assertThat(Deadline.after(Duration.ofSeconds(Long.MAX_VALUE)).isExpired()).isFalse();
     }
+
+    @Test
+    void aPreflightWarningIsAPassedCheckAndAFailedCheckIsNeverAWarning() {
+        assertThat(PreflightCheck.warning("unused", "remove it")).extracting(PreflightCheck::passed,
+                PreflightCheck::warning).containsExactly(true, true);
+        assertThat(PreflightCheck.passed("ok", null).warning()).isFalse();
+        assertThat(new PreflightCheck("broken", false, "fix it", true).warning()).isFalse();
+        assertThat(new PreflightCheck("three", true, "d")).isEqualTo(PreflightCheck.passed("three", "d"));
+    }
 }

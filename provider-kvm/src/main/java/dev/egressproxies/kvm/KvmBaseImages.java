@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code kvm} backend's base images in the hosts' storage pools: each configured image is
  * downloaded into a host's pool the first time a VM on that host uses it, into a volume named after
- * the image key and format ({@link BaseVolumeNames#base}), and every later VM's overlay is backed by
- * it. The download is kvm-common's image pipeline ({@link BaseVolumeFetch}): the file as published
+ * the image key, its source (URL, format, packaging) and format ({@link BaseVolumeNames#base}), and
+ * every later VM's overlay is backed by it; a changed source is downloaded into a new base. The download is kvm-common's image pipeline ({@link BaseVolumeFetch}): the file as published
  * (no decompression, no digest pinned), classified as {@link ImageFetchException} says, with
  * messages that show the URL as scheme, host and port only; it is uploaded over the pooled
  * connection to the host, within the caller's deadline.
@@ -52,11 +52,12 @@ import org.slf4j.LoggerFactory;
  * per (host, base volume), so the image is downloaded once; the wait ends when the caller's
  * deadline passes. The lock is taken outside any host call, so a waiter whose deadline passes never
  * makes the connection pool close the link the download runs on. Across processes and machines,
- * the fetch lease in the pool ({@link FetchLeases}, a {@code KEY.base.FORMAT.lease} volume) comes
+ * the fetch lease in the pool ({@link FetchLeases}, a {@code BASE.lease} volume) comes
  * next: only its holder creates the base, removes a base without marker, and writes the marker
  * (after checking it still holds the lease); a create that finds it held by a live process fails
  * TRANSIENT at once, naming the holder and the lease's expiry (this backend has no transfer
- * budget: the lease lasts the holder's deadline plus {@link FetchLeases#MARGIN}).
+ * budget: the lease lasts the holder's deadline plus {@link FetchLeases#MARGIN}). A create that
+ * finds the base complete removes its lease when stale (a holder killed after the marker left it).
  */
 final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
     private static final Logger LOG = LoggerFactory.getLogger(KvmBaseImages.class);
@@ -94,16 +95,30 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
 
     /**
      * The path of the image's base volume in the pool when it is there and known complete. Changes
-     * nothing: a download may be under way in another thread.
+     * nothing but a stale fetch lease of that base: a download may be under way in another thread.
      */
     @Override
     public Optional<String> cachedPath(LibvirtHost libvirt, StoragePool pool, HostSettings host, KvmImageChoice image,
                                        Call call) {
-        if (lookup(libvirt, pool, BaseVolumeNames.baseComplete(image.key(), image.image().format())).isEmpty()) {
+        if (lookup(libvirt, pool, BaseVolumeNames.baseComplete(image.key(), image.image())).isEmpty()) {
             return Optional.empty();
         }
-        return lookup(libvirt, pool, BaseVolumeNames.base(image.key(), image.image().format()))
-                .map(StorageVolume::path);
+        String volume = BaseVolumeNames.base(image.key(), image.image());
+        Optional<String> path = lookup(libvirt, pool, volume).map(StorageVolume::path);
+        if (path.isPresent()) {
+            leases.removeStale(libvirt, pool, host, volume);
+        }
+        return path;
+    }
+
+    @Override
+    public boolean isBaseVolume(String volume) {
+        return BaseVolumeNames.isBase(volume);
+    }
+
+    @Override
+    public String markerOf(String base) {
+        return BaseVolumeNames.marker(base);
     }
 
     /**
@@ -118,7 +133,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
     public String ensure(HostSettings host, KvmImageChoice choice, Call call) {
         String imageKey = choice.key();
         KvmImage image = choice.image();
-        String volume = BaseVolumeNames.base(imageKey, image.format());
+        String volume = BaseVolumeNames.base(imageKey, image);
         String what = "another create downloading image '" + imageKey + "' to host '" + host.name() + "'";
         return locks.withLock(host.name() + "/" + volume, call, what, () -> {
             AtomicReference<FetchLeases.Held> lease = new AtomicReference<>();
@@ -137,7 +152,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
                                 AtomicReference<FetchLeases.Held> lease) {
         String imageKey = choice.key();
         KvmImage image = choice.image();
-        String volume = BaseVolumeNames.base(imageKey, image.format());
+        String volume = BaseVolumeNames.base(imageKey, image);
         String what = "downloading image '" + imageKey + "' to host '" + host.name() + "'";
         Optional<String> cached = hosts.call(host, call, libvirt -> {
             StoragePool pool = Pools.require(libvirt, host, call);
@@ -190,8 +205,8 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
     private static Optional<String> completeOrCleared(LibvirtHost libvirt, HostSettings host, String imageKey,
                                                       KvmImage image, Call call) {
         StoragePool pool = Pools.require(libvirt, host, call);
-        Optional<StorageVolume> marker = lookup(libvirt, pool, BaseVolumeNames.baseComplete(imageKey, image.format()));
-        Optional<StorageVolume> base = lookup(libvirt, pool, BaseVolumeNames.base(imageKey, image.format()));
+        Optional<StorageVolume> marker = lookup(libvirt, pool, BaseVolumeNames.baseComplete(imageKey, image));
+        Optional<StorageVolume> base = lookup(libvirt, pool, BaseVolumeNames.base(imageKey, image));
         if (marker.isPresent() && base.isPresent()) {
             return Optional.of(base.get().path());
         }
@@ -208,7 +223,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
     /** Downloads the image into its base volume, refreshes the pool and writes the marker last. */
     private String download(LibvirtHost libvirt, HostSettings host, String imageKey, KvmImage image, Call call,
                             AtomicReference<StorageVolume> created, FetchLeases.Held lease) {
-        String volume = BaseVolumeNames.base(imageKey, image.format());
+        String volume = BaseVolumeNames.base(imageKey, image);
         StoragePool pool = Pools.require(libvirt, host, call);
         ImageSource source = image.source();
         String description = "downloading image " + imageKey + " to host " + host.name();
@@ -225,7 +240,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
         }
         LibvirtSteps.run("refreshing storage pool " + host.pool() + " after the upload",
                 () -> libvirt.refreshPool(pool));
-        String marker = BaseVolumeNames.baseComplete(imageKey, image.format());
+        String marker = BaseVolumeNames.baseComplete(imageKey, image);
         lease.requireHeld(libvirt, pool, call);
         LibvirtSteps.step("creating completeness marker " + marker,
                 () -> libvirt.createVolume(pool, VolumeXml.raw(marker, 1)));

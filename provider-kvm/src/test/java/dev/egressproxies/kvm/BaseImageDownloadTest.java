@@ -1,6 +1,5 @@
 package dev.egressproxies.kvm;
 
-import static dev.egressproxies.kvm.KvmFixture.BASE_VOLUME;
 import static dev.egressproxies.kvm.KvmFixture.IMAGE_BYTES;
 import static dev.egressproxies.kvm.KvmFixture.IMAGE_PATH;
 import static dev.egressproxies.kvm.KvmFixture.POOL;
@@ -41,7 +40,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class BaseImageDownloadTest {
     private final KvmFixture fixture = KvmFixture.hosts(2);
     private final FakeLibvirtHost host = fixture.host();
-    private static final String LEASE_VOLUME = FetchLeases.volumeName(BASE_VOLUME);
+    private final String leaseVolume = FetchLeases.volumeName(fixture.baseVolume);
     /** Another process on another machine, so only its lease's expiry ends it. */
     private static final LeaseHolder ELSEWHERE = new LeaseHolder("other-machine", "boot-1", 4242, 1000);
 
@@ -84,7 +83,7 @@ class BaseImageDownloadTest {
 
         first.get(10, TimeUnit.SECONDS);
         second.get(10, TimeUnit.SECONDS);
-        assertThat(fixture.hosts.get(1).volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
+        assertThat(fixture.hosts.get(1).volume(POOL, fixture.baseVolume).content).isEqualTo(IMAGE_BYTES);
     }
 
     @Test
@@ -203,7 +202,7 @@ class BaseImageDownloadTest {
 
         fixture.server.serve(IMAGE_PATH, IMAGE_BYTES);
         fixture.create("proxy-1");
-        assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
+        assertThat(host.volume(POOL, fixture.baseVolume).content).isEqualTo(IMAGE_BYTES);
     }
 
     @Test
@@ -229,7 +228,7 @@ class BaseImageDownloadTest {
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
-        assertThat(error.detail()).contains("uploading base image volume debian-12.base.qcow2", "stream aborted");
+        assertThat(error.detail()).contains("uploading base image volume " + fixture.baseVolume, "stream aborted");
         assertThat(host.volumeNames(POOL)).isEmpty();
     }
 
@@ -266,23 +265,23 @@ class BaseImageDownloadTest {
 
     @Test
     void aBaseWithoutItsMarkerIsAnUploadThatWasCutOffAndIsReplaced() {
-        host.putVolume(POOL, BASE_VOLUME, new byte[100]);
+        host.putVolume(POOL, fixture.baseVolume, new byte[100]);
 
         fixture.create("proxy-1");
 
         assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(1);
-        assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
-        assertThat(host.volume(POOL, KvmFixture.BASE_MARKER)).isNotNull();
+        assertThat(host.volume(POOL, fixture.baseVolume).content).isEqualTo(IMAGE_BYTES);
+        assertThat(host.volume(POOL, fixture.baseMarker)).isNotNull();
     }
 
     @Test
     void aMarkerWithoutItsBaseIsDebrisAndTheImageIsDownloaded() {
-        host.putVolume(POOL, KvmFixture.BASE_MARKER, new byte[1]);
+        host.putVolume(POOL, fixture.baseMarker, new byte[1]);
 
         fixture.create("proxy-1");
 
         assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(1);
-        assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
+        assertThat(host.volume(POOL, fixture.baseVolume).content).isEqualTo(IMAGE_BYTES);
     }
 
     @Test
@@ -295,7 +294,7 @@ class BaseImageDownloadTest {
                 + calls.indexOf("uploadVolume") + 1;
         assertThat(calls.subList(upload, upload + 5)).containsExactly("uploadVolume", "refreshPool", "lookupVolume",
                 "downloadVolume", "createVolume");
-        assertThat(host.volume(POOL, KvmFixture.BASE_MARKER).parsed().text("/volume/target/format/@type"))
+        assertThat(host.volume(POOL, fixture.baseMarker).parsed().text("/volume/target/format/@type"))
                 .isEqualTo("raw");
     }
 
@@ -307,7 +306,7 @@ class BaseImageDownloadTest {
 
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
-        assertThat(error.detail()).contains("creating completeness marker debian-12.base.qcow2.complete");
+        assertThat(error.detail()).contains("creating completeness marker " + fixture.baseMarker);
         assertThat(host.volumeNames(POOL)).isEmpty();
     }
 
@@ -317,12 +316,12 @@ class BaseImageDownloadTest {
         host.failNext("deleteVolume", FakeLibvirtHost.error(LibvirtErrorCode.RPC, "connection closed"));
         fixture.server.serveStalled(IMAGE_PATH, IMAGE_BYTES, 1000, baseVolumeCreated());
         catchProviderException(() -> fixture.create("proxy-1"));
-        assertThat(host.volumeNames(POOL)).containsExactly(BASE_VOLUME);
+        assertThat(host.volumeNames(POOL)).containsExactly(fixture.baseVolume);
         fixture.server.serve(IMAGE_PATH, IMAGE_BYTES);
 
         fixture.create("proxy-1");
 
-        assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
+        assertThat(host.volume(POOL, fixture.baseVolume).content).isEqualTo(IMAGE_BYTES);
     }
 
     @Test
@@ -332,7 +331,7 @@ class BaseImageDownloadTest {
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
-        assertThat(error.detail()).contains("uploading base image volume debian-12.base.qcow2 stopped because the"
+        assertThat(error.detail()).contains("uploading base image volume " + fixture.baseVolume + " stopped because the"
                 + " image stream failed: the source ended after 0 of");
         assertThat(error.getCause()).isInstanceOf(UploadSourceException.class);
         assertThat(host.volumeNames(POOL)).isEmpty();
@@ -360,47 +359,73 @@ class BaseImageDownloadTest {
 
     @Test
     void aBaseWithoutMarkerUnderAnotherProcesssLiveLeaseIsLeftAloneAndTheCreateIsTransient() {
-        host.putVolume(POOL, BASE_VOLUME, new byte[100]);
-        host.putVolume(POOL, LEASE_VOLUME, leaseOf(ELSEWHERE, Instant.now().plus(Duration.ofMinutes(5))));
+        host.putVolume(POOL, fixture.baseVolume, new byte[100]);
+        host.putVolume(POOL, leaseVolume, leaseOf(ELSEWHERE, Instant.now().plus(Duration.ofMinutes(5))));
 
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(error.detail()).contains("another process (process 4242 on other-machine) is downloading image"
                 + " 'debian-12' to host 'host-1'", "expires at");
-        assertThat(host.volume(POOL, BASE_VOLUME).content).hasSize(100);
+        assertThat(host.volume(POOL, fixture.baseVolume).content).hasSize(100);
         assertThat(fixture.server.gets(IMAGE_PATH)).isZero();
     }
 
     @Test
     void anExpiredLeaseOfAnotherProcessIsTakenOverAndItsCutOffBaseReplaced() {
-        host.putVolume(POOL, BASE_VOLUME, new byte[100]);
-        host.putVolume(POOL, LEASE_VOLUME, leaseOf(ELSEWHERE, Instant.now().minusSeconds(1)));
+        host.putVolume(POOL, fixture.baseVolume, new byte[100]);
+        host.putVolume(POOL, leaseVolume, leaseOf(ELSEWHERE, Instant.now().minusSeconds(1)));
 
         fixture.create("proxy-1");
 
-        assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
-        assertThat(host.volumeNames(POOL)).contains(KvmFixture.BASE_MARKER).doesNotContain(LEASE_VOLUME);
+        assertThat(host.volume(POOL, fixture.baseVolume).content).isEqualTo(IMAGE_BYTES);
+        assertThat(host.volumeNames(POOL)).contains(fixture.baseMarker).doesNotContain(leaseVolume);
     }
 
     @Test
     void aCreateThatLostItsLeaseDuringTheDownloadWritesNoMarkerAndDeletesNothing() {
         byte[] takeover = leaseOf(ELSEWHERE, Instant.now().plus(Duration.ofMinutes(5)));
-        host.after("refreshPool", () -> host.volume(POOL, LEASE_VOLUME).content = takeover);
+        host.after("refreshPool", () -> host.volume(POOL, leaseVolume).content = takeover);
 
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(error.detail()).contains("lost the fetch lease", "now held by process 4242 on other-machine");
-        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, LEASE_VOLUME);
-        assertThat(host.volume(POOL, LEASE_VOLUME).content).isEqualTo(takeover);
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(fixture.baseVolume, leaseVolume);
+        assertThat(host.volume(POOL, leaseVolume).content).isEqualTo(takeover);
     }
 
     @Test
     void theLeaseIsRemovedOnceTheMarkerIsWritten() {
         fixture.create("proxy-1");
 
-        assertThat(host.volumeNames(POOL)).contains(BASE_VOLUME, KvmFixture.BASE_MARKER).doesNotContain(LEASE_VOLUME);
+        assertThat(host.volumeNames(POOL)).contains(fixture.baseVolume, fixture.baseMarker).doesNotContain(leaseVolume);
+    }
+
+    @Test
+    void aLeaseLeftNextToACompleteBaseByAHolderThatIsGoneIsRemovedByTheNextCreate() throws Exception {
+        fixture.cacheBaseImage();
+        Process killed = new ProcessBuilder("true").start();
+        killed.waitFor();
+        LeaseHolder self = LeaseHolder.current();
+        host.putVolume(POOL, leaseVolume, leaseOf(new LeaseHolder(self.machine(), self.bootId(), killed.pid(), 0),
+                Instant.now().plus(Duration.ofMinutes(10))));
+
+        fixture.create("proxy-1");
+
+        assertThat(host.volumeNames(POOL)).contains(fixture.baseVolume, fixture.baseMarker).doesNotContain(leaseVolume);
+        assertThat(fixture.server.gets(IMAGE_PATH)).isZero();
+    }
+
+    @Test
+    void aLiveLeaseNextToACompleteBaseStays() {
+        fixture.cacheBaseImage();
+        byte[] live = leaseOf(ELSEWHERE, Instant.now().plus(Duration.ofMinutes(10)));
+        host.putVolume(POOL, leaseVolume, live);
+
+        fixture.create("proxy-1");
+
+        assertThat(host.volume(POOL, leaseVolume).content).isEqualTo(live);
     }
 
     private static byte[] leaseOf(LeaseHolder holder, Instant expires) {
@@ -413,7 +438,7 @@ class BaseImageDownloadTest {
      * begins, and a test of what happens to a created base would then test nothing.
      */
     private CountDownLatch baseVolumeCreated() {
-        return host.whenVolumeCreated(POOL, BASE_VOLUME);
+        return host.whenVolumeCreated(POOL, fixture.baseVolume);
     }
 
     /** Makes the call of {@code method} after the fetch lease's (its creation or its write) fail. */

@@ -1,7 +1,5 @@
 package dev.egressproxies.kvm;
 
-import static dev.egressproxies.kvm.KvmFixture.BASE_MARKER;
-import static dev.egressproxies.kvm.KvmFixture.BASE_VOLUME;
 import static dev.egressproxies.kvm.KvmFixture.IMAGE_BYTES;
 import static dev.egressproxies.kvm.KvmFixture.POOL;
 import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
@@ -16,6 +14,8 @@ import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.InstanceVolumes;
 import dev.egressproxies.kvm.common.testing.ParsedXml;
 import dev.egressproxies.kvm.common.testing.Requests;
+import dev.egressproxies.kvm.common.testing.TestBytes;
+import dev.egressproxies.kvm.config.KvmImage;
 import dev.egressproxies.kvm.config.KvmHost;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /**
  * What the {@code kvm} backend adds to kvm-common's create (whose branches the instance engine's
  * tests cover): configured images only, downloaded into the pool on first use under
- * {@code KEY.base.FORMAT} with a completeness marker, and the host's firmware for every VM.
+ * {@code KEY.SOURCE.base.FORMAT} with a completeness marker, and the host's firmware for every VM.
  */
 class KvmCreateTest {
     private final KvmFixture fixture = KvmFixture.oneHost();
@@ -39,16 +39,16 @@ class KvmCreateTest {
         fixture.create("proxy-1");
 
         assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isEqualTo(1);
-        FakeLibvirtHost.VolumeRecord base = host.volume(POOL, BASE_VOLUME);
+        FakeLibvirtHost.VolumeRecord base = host.volume(POOL, fixture.baseVolume);
         assertThat(base.content).isEqualTo(IMAGE_BYTES);
         assertThat(base.capacity).as("capacity from Content-Length").isEqualTo(IMAGE_BYTES.length);
         assertThat(host.callCounts()).containsEntry("refreshPool", 1);
-        assertThat(host.volume(POOL, BASE_MARKER)).as("completeness marker").isNotNull();
+        assertThat(host.volume(POOL, fixture.baseMarker)).as("completeness marker").isNotNull();
         assertThat(fixture.context.progressDescriptions())
                 .containsExactly("downloading image debian-12 to host host-1 (" + IMAGE_BYTES.length + " bytes)");
         assertThat(fixture.context.progressBytes()).isEqualTo(IMAGE_BYTES.length);
         assertThat(host.domain("proxy-1").state).isEqualTo(DomainState.RUNNING);
-        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(BASE_VOLUME, BASE_MARKER,
+        assertThat(host.volumeNames(POOL)).containsExactlyInAnyOrder(fixture.baseVolume, fixture.baseMarker,
                 InstanceVolumes.overlay(KvmFixture.ENTRY, "proxy-1"),
                 InstanceVolumes.seed(KvmFixture.ENTRY, "proxy-1"));
     }
@@ -62,7 +62,42 @@ class KvmCreateTest {
         assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isEqualTo(1);
         assertThat(host.volume(POOL, InstanceVolumes.overlay(KvmFixture.ENTRY, "proxy-2")).parsed()
                 .text("/volume/backingStore/path"))
-                .endsWith("/debian-12.base.qcow2");
+                .endsWith("/" + fixture.baseVolume);
+    }
+
+    @Test
+    void anotherEntrysImageOfTheSameKeyFromAnotherUrlGetsABaseOfItsOwnAndTheFirstBaseStays() {
+        byte[] otherBytes = TestBytes.pattern(4096 + 3);
+        fixture.server.serve("/images/other.qcow2", otherBytes);
+        fixture.create("proxy-1");
+        KvmProvider other = fixture.providerWithImageAt(fixture.server.url("/images/other.qcow2"));
+
+        other.create(KvmFixture.request("proxy-2"), Requests.deadline());
+
+        String otherBase = BaseVolumeNames.base(KvmFixture.IMAGE, new KvmImage(
+                fixture.server.url("/images/other.qcow2"), null));
+        assertThat(otherBase).isNotEqualTo(fixture.baseVolume).startsWith("debian-12.");
+        assertThat(fixture.server.gets("/images/other.qcow2")).as("the other URL was fetched").isEqualTo(1);
+        assertThat(host.volume(POOL, otherBase).content).isEqualTo(otherBytes);
+        assertThat(host.volume(POOL, fixture.baseVolume).content).isEqualTo(IMAGE_BYTES);
+        assertThat(backingPath("proxy-1")).endsWith("/" + fixture.baseVolume);
+        assertThat(backingPath("proxy-2")).endsWith("/" + otherBase);
+    }
+
+    @Test
+    void entriesWhoseImagesHaveOneSourceShareOneBase() {
+        fixture.create("proxy-1");
+        KvmProvider same = fixture.providerWithImageAt(fixture.server.url(KvmFixture.IMAGE_PATH));
+
+        same.create(KvmFixture.request("proxy-2"), Requests.deadline());
+
+        assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isEqualTo(1);
+        assertThat(backingPath("proxy-2")).isEqualTo(backingPath("proxy-1"));
+    }
+
+    private String backingPath(String instance) {
+        return host.volume(POOL, InstanceVolumes.overlay(KvmFixture.ENTRY, instance)).parsed()
+                .text("/volume/backingStore/path");
     }
 
     @Test
@@ -74,7 +109,7 @@ class KvmCreateTest {
         assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isZero();
         assertThat(host.volume(POOL, InstanceVolumes.overlay(KvmFixture.ENTRY, "proxy-1")).parsed()
                 .text("/volume/backingStore/path"))
-                .isEqualTo("/var/lib/libvirt/egress-test/debian-12.base.qcow2");
+                .isEqualTo("/var/lib/libvirt/egress-test/" + fixture.baseVolume);
     }
 
     @Test
@@ -82,10 +117,10 @@ class KvmCreateTest {
         fixture.provider.create(Requests.request("proxy-1", new Placement("host-1", "large", KvmFixture.RAW_IMAGE)),
                 Requests.deadline());
 
-        assertThat(host.volumeNames(POOL)).contains("alpine-raw.base.raw", "alpine-raw.base.raw.complete");
+        assertThat(host.volumeNames(POOL)).contains(fixture.baseVolume(KvmFixture.RAW_IMAGE), fixture.baseVolume(KvmFixture.RAW_IMAGE) + ".complete");
         ParsedXml overlay = host.volume(POOL, InstanceVolumes.overlay(KvmFixture.ENTRY, "proxy-1")).parsed();
         assertThat(overlay.text("/volume/backingStore/path"))
-                .isEqualTo("/var/lib/libvirt/egress-test/alpine-raw.base.raw");
+                .isEqualTo("/var/lib/libvirt/egress-test/" + fixture.baseVolume(KvmFixture.RAW_IMAGE));
         assertThat(overlay.text("/volume/backingStore/format/@type")).isEqualTo("raw");
     }
 

@@ -35,8 +35,6 @@ final class KvmFixture implements AutoCloseable {
     static final String IMAGE_PATH = "/images/debian-12.qcow2";
     static final String RAW_IMAGE = "alpine-raw";
     static final String RAW_IMAGE_PATH = "/images/alpine.raw";
-    static final String BASE_VOLUME = "debian-12.base.qcow2";
-    static final String BASE_MARKER = "debian-12.base.qcow2.complete";
     static final byte[] IMAGE_BYTES = TestBytes.pattern(256 * 1024 + 17);
 
     final ImageServer server;
@@ -46,6 +44,10 @@ final class KvmFixture implements AutoCloseable {
     final List<FakeLibvirtHost> hosts;
     final KvmConfig config;
     final KvmProvider provider;
+    /** The base volume of {@value #IMAGE}: named after its key and source, whose URL has the server's port. */
+    final String baseVolume;
+    /** Its completeness marker. */
+    final String baseMarker;
 
     private KvmFixture(int hostCount, Map<String, KvmHost> hostOverrides) {
         try {
@@ -71,6 +73,13 @@ final class KvmFixture implements AutoCloseable {
         config = new KvmConfig(hostConfigs, machineTypes, images, 10, null, Path.of("/nonexistent/id_ed25519"),
                 Path.of("/nonexistent/known_hosts"), null, null, null);
         provider = new KvmProvider(ENTRY, config, context, connections);
+        baseVolume = baseVolume(IMAGE);
+        baseMarker = baseVolume + ".complete";
+    }
+
+    /** The base volume of configured image {@code key}. */
+    String baseVolume(String key) {
+        return BaseVolumeNames.base(key, config.images().get(key));
     }
 
     /** A fixture with one host. */
@@ -101,8 +110,8 @@ final class KvmFixture implements AutoCloseable {
 
     /** Puts the debian-12 base volume and its completeness marker into host-1's pool, as an earlier create would. */
     void cacheBaseImage() {
-        host().putVolume(POOL, BASE_VOLUME, IMAGE_BYTES);
-        host().putVolume(POOL, BASE_MARKER, new byte[1]);
+        host().putVolume(POOL, baseVolume, IMAGE_BYTES);
+        host().putVolume(POOL, baseMarker, new byte[1]);
     }
 
     /**

@@ -28,8 +28,11 @@ class PreflightTest {
                 "SSH and libvirt on host host-1 (root@127.0.0.1:2222)", "storage pool egress-test on host host-1",
                 "SSH and libvirt on host host-2 (root@127.0.0.1:2222)", "storage pool egress-test on host host-2",
                 "machine types",
-                "image debian-12 at " + serverRoot(), "image alpine-raw at " + serverRoot());
+                "image debian-12 at " + serverRoot(), "image alpine-raw at " + serverRoot(),
+                "unused base images in pool egress-test on host host-1", "fetch leases in pool egress-test on host host-1",
+                "unused base images in pool egress-test on host host-2", "fetch leases in pool egress-test on host host-2");
         assertThat(checks).allMatch(PreflightCheck::passed);
+        assertThat(checks).noneMatch(PreflightCheck::warning);
         assertThat(checks.get(0).detail()).isEqualTo("libvirt 9.0.0 (QEMU) on host-1");
         assertThat(checks.get(1).detail()).isEqualTo("running, 100.0 GiB of 100.0 GiB available");
         assertThat(checks.get(4).detail()).isEqualTo("small (1 vCPU, 512 MiB), large (4 vCPUs, 4096 MiB)");
@@ -56,6 +59,32 @@ class PreflightTest {
 
         assertThat(image.passed()).isTrue();
         assertThat(fixture.server.gets(KvmFixture.IMAGE_PATH)).isEqualTo(1);
+    }
+
+    @Test
+    void aBaseLeftByAnImageWhoseUrlChangedIsAWarningOnceNoOverlayBacksOnIt() {
+        fixture.server.serve("/images/debian-12-new.qcow2", KvmFixture.IMAGE_BYTES);
+        String old = fixture.create("proxy-1");
+        KvmProvider moved = fixture.providerWithImageAt(fixture.server.url("/images/debian-12-new.qcow2"));
+        moved.create(KvmFixture.request("proxy-2"), Requests.deadline());
+
+        assertThat(unusedBases().warning()).as("both bases in use").isFalse();
+        fixture.provider.delete(old, Requests.deadline());
+        PreflightCheck unused = unusedBases();
+
+        assertThat(unused.passed()).isTrue();
+        assertThat(unused.warning()).isTrue();
+        assertThat(unused.detail()).contains("1 of 2 cached base images", fixture.baseVolume,
+                "'virsh vol-delete --pool egress-test " + fixture.baseVolume + "' and 'virsh vol-delete --pool"
+                        + " egress-test " + fixture.baseMarker + "'");
+        assertThat(fixture.host().volumeNames(KvmFixture.POOL)).as("nothing removed").contains(fixture.baseVolume,
+                fixture.baseMarker);
+    }
+
+    private PreflightCheck unusedBases() {
+        return fixture.provider.preflight(Requests.deadline()).stream()
+                .filter(check -> check.name().equals("unused base images in pool egress-test on host host-1"))
+                .findFirst().orElseThrow();
     }
 
     /** The image server as check names show it: scheme, host and port, never the image's path. */

@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a host's pool holds of one image's base: the base volume, and the marker volume next to it
- * that holds the sha256 of the published file and is written last, so its presence with a digest
- * says the base is complete.
+ * that holds the sha256 of the published file and the source it came from and is written last, so
+ * its presence with a digest says the base is complete.
  *
  * <ul>
  *   <li>marker with a digest, and base: {@link State#COMPLETE}, when the digest is the configured
@@ -28,13 +28,16 @@ import org.slf4j.LoggerFactory;
  *   <li>neither: {@link State#ABSENT};
  *   <li>marker whose digest is not the configured one: refused as PERMANENT, never replaced, because
  *       every overlay on the host names the base as its backing file and libvirt would delete it
- *       under running VMs without a word.
+ *       under running VMs without a word;
+ *   <li>marker recording another source than the image's, without a pinned digest: refused as
+ *       PERMANENT for the same reason. The base's name carries its source's tag, so a changed source
+ *       is a new base (fetched anew) and this needs two sources whose tags collide.
  * </ul>
  * The marker is read with a small cap, so a wrong file of that name cannot grow memory.
  */
 final class CachedBase {
-    /** The marker's size: one lowercase hex sha256, nothing else. */
-    static final int MARKER_BYTES = 64;
+    /** How a marker's second line starts: the source it was fetched from. */
+    static final String SOURCE_PREFIX = "source=";
     /** The most read back from a marker. */
     static final int MARKER_READ_CAP = 1024;
 
@@ -75,11 +78,12 @@ final class CachedBase {
             Optional<StorageVolume> base = lookup(libvirt, pool, image.volume());
             return new CachedBase(base.isPresent() ? State.CUT_OFF : State.ABSENT, base, marker);
         }
-        String digest = readDigest(libvirt, marker.get());
-        if (!DIGEST.matcher(digest).matches()) {
+        MarkerContent content = readMarker(libvirt, marker.get());
+        if (!DIGEST.matcher(content.digest()).matches()) {
             return new CachedBase(State.DEBRIS, lookup(libvirt, pool, image.volume()), marker);
         }
-        requireConfiguredDigest(image, digest, host, call);
+        requireConfiguredDigest(image, content.digest(), host, call);
+        requireSameSource(image, content, host, call);
         Optional<StorageVolume> base = lookup(libvirt, pool, image.volume());
         return new CachedBase(base.isPresent() ? State.COMPLETE : State.DEBRIS, base, marker);
     }
@@ -121,9 +125,9 @@ final class CachedBase {
      * would read as debris and cost a refetch.
      */
     static void writeMarker(LibvirtHost libvirt, StoragePool pool, Kvm2Image image, String digest) {
-        byte[] content = digest.getBytes(StandardCharsets.US_ASCII);
+        byte[] content = markerContent(image, digest).getBytes(StandardCharsets.US_ASCII);
         StorageVolume marker = LibvirtSteps.step("creating marker volume " + image.marker(),
-                () -> libvirt.createVolume(pool, VolumeXml.raw(image.marker(), MARKER_BYTES)));
+                () -> libvirt.createVolume(pool, VolumeXml.raw(image.marker(), content.length)));
         Volumes.fill(libvirt, marker, content, "writing marker volume " + image.marker());
     }
 
@@ -141,10 +145,45 @@ final class CachedBase {
                 + " 'virsh vol-delete --pool " + host.pool() + " " + image.marker() + "'), and create again");
     }
 
-    private static String readDigest(LibvirtHost libvirt, StorageVolume marker) {
+    /**
+     * What a marker holds: the digest on its first line, then {@code source=} the sha256 of the
+     * image source's identity ({@link dev.egressproxies.kvm.common.image.ImageSource#identitySha256})
+     * and its redacted description, for whoever reads the volume; never the URL itself.
+     */
+    static String markerContent(Kvm2Image image, String digest) {
+        return digest + "\n" + SOURCE_PREFIX + image.source().identitySha256() + " " + image.source() + "\n";
+    }
+
+    private static void requireSameSource(Kvm2Image image, MarkerContent content, HostSettings host, Call call) {
+        // A pinned digest that matched says the bytes are the configured ones, whatever the source.
+        if (image.pinned() || content.sourceSha256().isEmpty()
+                || content.sourceSha256().get().equals(image.source().identitySha256())) {
+            return;
+        }
+        // The name carries the source's tag, so only two sources whose tags collide get here.
+        throw call.permanent("base image volume " + image.volume() + " on host '" + host.name() + "' was fetched"
+                + " from another source than image '" + image.label() + "' names now (its marker records "
+                + content.sourceSha256().get() + "), and no sha256 is pinned to show its bytes are the same. Pin the"
+                + " image's sha256, or delete the VMs that use the volume, then the volumes ('virsh vol-delete --pool "
+                + host.pool() + " " + image.volume() + "' and 'virsh vol-delete --pool " + host.pool() + " "
+                + image.marker() + "'), and create again");
+    }
+
+    private static MarkerContent readMarker(LibvirtHost libvirt, StorageVolume marker) {
         byte[] read = LibvirtSteps.step("reading marker volume " + marker.name(),
                 () -> libvirt.downloadVolume(marker, MARKER_READ_CAP));
-        return new String(read, StandardCharsets.US_ASCII).replaceAll("[\\x00\\s]+$", "").toLowerCase(Locale.ROOT);
+        String[] lines = new String(read, StandardCharsets.US_ASCII).replaceAll("[\\x00\\s]+$", "").split("\n");
+        Optional<String> source = Optional.empty();
+        for (int line = 1; line < lines.length; line++) {
+            if (lines[line].startsWith(SOURCE_PREFIX)) {
+                source = Optional.of(lines[line].substring(SOURCE_PREFIX.length()).split(" ", 2)[0]);
+            }
+        }
+        return new MarkerContent(lines[0].strip().toLowerCase(Locale.ROOT), source);
+    }
+
+    /** A marker's digest, and the sha256 of the source it records, if any. */
+    private record MarkerContent(String digest, Optional<String> sourceSha256) {
     }
 
     private static Optional<StorageVolume> lookup(LibvirtHost libvirt, StoragePool pool, String name) {

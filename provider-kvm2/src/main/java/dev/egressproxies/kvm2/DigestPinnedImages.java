@@ -56,7 +56,12 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * N concurrent creates from one uncached image on one host thus fetch it once. A create in another
  * process that finds the lease held by a live process fails TRANSIENT at once, naming the holder
- * and the lease's expiry; a stale lease (expired, or its holder on this machine gone) is taken over.
+ * and the lease's expiry; a stale lease (expired, or its holder on this machine gone) is taken over,
+ * and removed by a create that finds the base complete (its holder died after the marker).
+ *
+ * <p>Base volumes are named after the entry, the key and the image's source ({@link
+ * BaseVolumeNames}), and the marker records the source next to the digest: an image whose URL or
+ * packaging changed is fetched into a new base, and the old one stays for the VMs backing on it.
  */
 final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     private static final Logger LOG = LoggerFactory.getLogger(DigestPinnedImages.class);
@@ -98,8 +103,19 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
         Optional<String> path = CachedBase.inspect(libvirt, pool, host, image, call).completePath();
         if (path.isPresent()) {
             space.require(info, 0, host, call);
+            leases.removeStale(libvirt, pool, host, image.volume());
         }
         return path;
+    }
+
+    @Override
+    public boolean isBaseVolume(String volume) {
+        return catalogue.isBaseVolume(volume);
+    }
+
+    @Override
+    public String markerOf(String base) {
+        return BaseVolumeNames.marker(base);
     }
 
     @Override

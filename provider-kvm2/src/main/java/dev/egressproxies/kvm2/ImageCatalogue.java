@@ -44,7 +44,12 @@ final class ImageCatalogue {
             throw call.permanent("placement.image is an http or https URL that cannot be fetched: "
                     + unusable.getMessage());
         }
-        return image(source.redactedUrl().toString(), "", BaseVolumeNames.urlKey(image), source, true);
+        return image(source.redactedUrl().toString(), "", BaseVolumeNames.URL_KEY, source, true);
+    }
+
+    /** Whether {@code volume} is a base volume of this entry (see {@link BaseVolumeNames#isBase}). */
+    boolean isBaseVolume(String volume) {
+        return BaseVolumeNames.isBase(entry, volume);
     }
 
     /** Every catalogue entry, for the preflight checks. */
@@ -53,7 +58,7 @@ final class ImageCatalogue {
     }
 
     private Kvm2Image image(String label, String subject, String key, ImageSource source, boolean uefi) {
-        return new Kvm2Image(label, subject, key, BaseVolumeNames.base(entry, key, source.format().xmlName()), source, uefi);
+        return new Kvm2Image(label, subject, key, BaseVolumeNames.base(entry, key, source), source, uefi);
     }
 
     private static boolean isHttpUrl(String image) {

@@ -11,7 +11,7 @@ import dev.egressproxies.kvm.common.xml.DiskFormat;
  * @param label   how messages and progress name it: the catalogue key, or the URL's redacted form
  * @param subject what leads error messages about it: {@code image 'KEY'} for a catalogue image,
  *                nothing for a URL image (the fetch pipeline's messages name its redacted URL already)
- * @param key    the catalogue key, or {@link BaseVolumeNames#urlKey} of the URL
+ * @param key    the catalogue key, or {@link BaseVolumeNames#URL_KEY} for a URL
  * @param volume the base volume's name
  * @param source what the fetch pipeline fetches; its URL must never be shown
  * @param uefi   whether its VMs boot with UEFI

@@ -1,11 +1,9 @@
 package dev.egressproxies.kvm2;
 
 import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
-import static dev.egressproxies.kvm2.Kvm2Fixture.BASE_VOLUME;
 import static dev.egressproxies.kvm2.Kvm2Fixture.IMAGE_BYTES;
 import static dev.egressproxies.kvm2.Kvm2Fixture.IMAGE_PATH;
 import static dev.egressproxies.kvm2.Kvm2Fixture.IMAGE_SHA256;
-import static dev.egressproxies.kvm2.Kvm2Fixture.MARKER;
 import static dev.egressproxies.kvm2.Kvm2Fixture.POOL;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,14 +39,15 @@ class BaseImageCacheTest {
 
         assertThat(id).isEqualTo("host-1/proxy-1");
         assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(1);
-        assertThat(fixture.volumes()).containsExactlyInAnyOrder(BASE_VOLUME, MARKER,
+        assertThat(fixture.volumes()).containsExactlyInAnyOrder(fixture.baseVolume, fixture.marker,
                 InstanceVolumes.overlay(Kvm2Fixture.ENTRY, "proxy-1"),
                 InstanceVolumes.seed(Kvm2Fixture.ENTRY, "proxy-1"));
-        FakeLibvirtHost.VolumeRecord base = host.volume(POOL, BASE_VOLUME);
+        FakeLibvirtHost.VolumeRecord base = host.volume(POOL, fixture.baseVolume);
         assertThat(base.content).isEqualTo(IMAGE_BYTES);
         assertThat(base.capacity).as("a raw volume of the published length").isEqualTo(IMAGE_BYTES.length);
         assertThat(base.parsed().text("/volume/target/format/@type")).isEqualTo("raw");
-        assertThat(new String(host.volume(POOL, MARKER).content, StandardCharsets.US_ASCII)).isEqualTo(IMAGE_SHA256);
+        assertThat(new String(host.volume(POOL, fixture.marker).content, StandardCharsets.US_ASCII))
+                .isEqualTo(fixture.markerText(Kvm2Fixture.IMAGE, IMAGE_SHA256));
         assertThat(host.volume(POOL, InstanceVolumes.overlay(Kvm2Fixture.ENTRY, "proxy-1")).parsed()
                 .text("/volume/backingStore/format/@type"))
                 .as("the overlay names the image's format").isEqualTo("qcow2");
@@ -78,51 +77,53 @@ class BaseImageCacheTest {
         assertThat(host.callCounts()).containsEntry("createVolume", 2);
         assertThat(host.volume(POOL, InstanceVolumes.overlay(Kvm2Fixture.ENTRY, "proxy-1")).parsed()
                 .text("/volume/backingStore/path"))
-                .isEqualTo("/var/lib/libvirt/egress-test/" + BASE_VOLUME);
+                .isEqualTo("/var/lib/libvirt/egress-test/" + fixture.baseVolume);
     }
 
     @Test
     void aBaseWithoutMarkerIsACutOffUploadAndIsFetchedAgain() {
-        host.putVolume(POOL, BASE_VOLUME, "the first 7 bytes".getBytes(StandardCharsets.US_ASCII));
+        host.putVolume(POOL, fixture.baseVolume, "the first 7 bytes".getBytes(StandardCharsets.US_ASCII));
 
         fixture.create("proxy-1");
 
         assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(1);
-        assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
-        assertThat(host.volume(POOL, MARKER)).isNotNull();
+        assertThat(host.volume(POOL, fixture.baseVolume).content).isEqualTo(IMAGE_BYTES);
+        assertThat(host.volume(POOL, fixture.marker)).isNotNull();
     }
 
     @Test
     void aMarkerWithoutBaseIsDebrisAndIsRemovedBeforeTheFetch() {
-        host.putVolume(POOL, MARKER, IMAGE_SHA256.getBytes(StandardCharsets.US_ASCII));
+        host.putVolume(POOL, fixture.marker, IMAGE_SHA256.getBytes(StandardCharsets.US_ASCII));
 
         fixture.create("proxy-1");
 
         assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(1);
-        assertThat(host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
-        assertThat(new String(host.volume(POOL, MARKER).content, StandardCharsets.US_ASCII)).isEqualTo(IMAGE_SHA256);
+        assertThat(host.volume(POOL, fixture.baseVolume).content).isEqualTo(IMAGE_BYTES);
+        assertThat(new String(host.volume(POOL, fixture.marker).content, StandardCharsets.US_ASCII))
+                .isEqualTo(fixture.markerText(Kvm2Fixture.IMAGE, IMAGE_SHA256));
         assertThat(host.callCounts()).containsEntry("deleteVolume", 2); // the marker, then the fetch lease
     }
 
     @Test
     void aMarkerWithoutADigestIsDebrisAndGoesWithItsBase() {
-        host.putVolume(POOL, BASE_VOLUME, IMAGE_BYTES);
-        host.putVolume(POOL, MARKER, new byte[64]);
+        host.putVolume(POOL, fixture.baseVolume, IMAGE_BYTES);
+        host.putVolume(POOL, fixture.marker, new byte[64]);
 
         fixture.create("proxy-1");
 
         assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(1);
         assertThat(host.callCounts()).containsEntry("deleteVolume", 3); // marker, base, then the fetch lease
-        assertThat(new String(host.volume(POOL, MARKER).content, StandardCharsets.US_ASCII)).isEqualTo(IMAGE_SHA256);
+        assertThat(new String(host.volume(POOL, fixture.marker).content, StandardCharsets.US_ASCII))
+                .isEqualTo(fixture.markerText(Kvm2Fixture.IMAGE, IMAGE_SHA256));
     }
 
     @Test
     void aMarkerIsReadWithASmallCap() {
-        host.putVolume(POOL, BASE_VOLUME, IMAGE_BYTES);
+        host.putVolume(POOL, fixture.baseVolume, IMAGE_BYTES);
         byte[] huge = new byte[1 << 20];
         System.arraycopy(IMAGE_SHA256.getBytes(StandardCharsets.US_ASCII), 0, huge, 0, 64);
         huge[100] = 'x';
-        host.putVolume(POOL, MARKER, huge);
+        host.putVolume(POOL, fixture.marker, huge);
 
         fixture.create("proxy-1");
 
@@ -132,8 +133,8 @@ class BaseImageCacheTest {
 
     @Test
     void aDigestPaddedWithZerosOrANewlineCountsAsTheDigest() {
-        host.putVolume(POOL, BASE_VOLUME, IMAGE_BYTES);
-        host.putVolume(POOL, MARKER, (IMAGE_SHA256.toUpperCase() + "\n\0\0").getBytes(StandardCharsets.US_ASCII));
+        host.putVolume(POOL, fixture.baseVolume, IMAGE_BYTES);
+        host.putVolume(POOL, fixture.marker, (IMAGE_SHA256.toUpperCase() + "\n\0\0").getBytes(StandardCharsets.US_ASCII));
 
         fixture.create("proxy-1");
 
@@ -143,19 +144,19 @@ class BaseImageCacheTest {
     @Test
     void aMarkerWithAnotherDigestIsRefusedWithHowToMoveOnAndNothingIsTouched() {
         String cached = "ab".repeat(32);
-        host.putVolume(POOL, BASE_VOLUME, "an older image".getBytes(StandardCharsets.US_ASCII));
-        host.putVolume(POOL, MARKER, cached.getBytes(StandardCharsets.US_ASCII));
+        host.putVolume(POOL, fixture.baseVolume, "an older image".getBytes(StandardCharsets.US_ASCII));
+        host.putVolume(POOL, fixture.marker, cached.getBytes(StandardCharsets.US_ASCII));
         host.resetCalls();
 
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(error.instanceId()).isEqualTo("host-1/proxy-1");
-        assertThat(error.detail()).contains("base image volume " + BASE_VOLUME + " on host 'host-1'",
+        assertThat(error.detail()).contains("base image volume " + fixture.baseVolume + " on host 'host-1'",
                 "sha256 " + cached, "sha256 " + IMAGE_SHA256 + " is configured", "overlays",
-                "pin the cached digest again", "virsh vol-delete --pool egress-test " + BASE_VOLUME,
-                "virsh vol-delete --pool egress-test " + MARKER);
-        assertThat(fixture.volumes()).containsExactlyInAnyOrder(BASE_VOLUME, MARKER);
+                "pin the cached digest again", "virsh vol-delete --pool egress-test " + fixture.baseVolume,
+                "virsh vol-delete --pool egress-test " + fixture.marker);
+        assertThat(fixture.volumes()).containsExactlyInAnyOrder(fixture.baseVolume, fixture.marker);
         assertThat(host.callCounts()).doesNotContainKeys("createVolume", "deleteVolume");
         assertThat(fixture.server.gets(IMAGE_PATH) + fixture.server.heads(IMAGE_PATH)).isZero();
     }
@@ -164,7 +165,7 @@ class BaseImageCacheTest {
     void withoutAConfiguredDigestAnyCachedDigestIsAccepted() {
         try (Kvm2Fixture unpinned = Kvm2Fixture.with(settings -> settings.withImage("plain",
                 new CatalogueImage(settings.images().get(Kvm2Fixture.IMAGE).url(), null, null, null, null, null, null)))) {
-            String volume = "kvm2-test+plain.base.qcow2";
+            String volume = unpinned.baseVolume("plain");
             unpinned.host.putVolume(POOL, volume, IMAGE_BYTES);
             unpinned.host.putVolume(POOL, volume + ".sha256", "cd".repeat(32).getBytes(StandardCharsets.US_ASCII));
 
@@ -184,10 +185,12 @@ class BaseImageCacheTest {
             other.create(Kvm2Fixture.request("proxy-2", Kvm2Fixture.IMAGE), Requests.deadline());
         }
 
-        assertThat(fixture.volumes()).contains(BASE_VOLUME, MARKER, "kvm2-other+debian-12.base.qcow2",
-                "kvm2-other+debian-12.base.qcow2.sha256");
+        String otherBase = BaseVolumeNames.base("kvm2-other", Kvm2Fixture.IMAGE,
+                fixture.config.images().get(Kvm2Fixture.IMAGE).source());
+        assertThat(otherBase).startsWith("kvm2-other+debian-12.");
+        assertThat(fixture.volumes()).contains(fixture.baseVolume, fixture.marker, otherBase, otherBase + ".sha256");
         assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(2);
         assertThat(host.volume(POOL, InstanceVolumes.overlay("kvm2-other", "proxy-2")).parsed()
-                .text("/volume/backingStore/path")).endsWith("/kvm2-other+debian-12.base.qcow2");
+                .text("/volume/backingStore/path")).endsWith("/" + otherBase);
     }
 }

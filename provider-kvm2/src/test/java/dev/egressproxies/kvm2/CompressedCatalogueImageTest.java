@@ -30,7 +30,7 @@ class CompressedCatalogueImageTest {
                 settings.images().get(Kvm2Fixture.IMAGE).url().replace(Kvm2Fixture.IMAGE_PATH, GZ_PATH), null,
                 TestBytes.sha256(GZ_BYTES), null, null, null, "bios")))) {
             fixture.server.serve(GZ_PATH, GZ_BYTES);
-            String volume = "kvm2-test+gz.base.qcow2";
+            String volume = fixture.baseVolume("gz");
 
             fixture.provider.create(Kvm2Fixture.request("proxy-1", "gz"), Requests.deadline());
 
@@ -39,7 +39,7 @@ class CompressedCatalogueImageTest {
             assertThat(base.capacity).as("declared as one byte, grown by the upload").isEqualTo(1);
             assertThat(fixture.host.callCounts()).containsEntry("uploadVolumeUntilEnd", 1);
             assertThat(new String(fixture.host.volume(POOL, volume + ".sha256").content, StandardCharsets.US_ASCII))
-                    .isEqualTo(TestBytes.sha256(GZ_BYTES));
+                    .isEqualTo(fixture.markerText("gz", TestBytes.sha256(GZ_BYTES)));
             assertThat(fixture.spans().get(0).getAttributes().get(Kvm2Telemetry.BYTES)).isEqualTo(GZ_BYTES.length);
             assertThat(fixture.spans().get(0).getAttributes().get(Kvm2Telemetry.IMAGE_BYTES))
                     .isEqualTo(IMAGE_BYTES.length);

@@ -1,10 +1,8 @@
 package dev.egressproxies.kvm2;
 
 import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
-import static dev.egressproxies.kvm2.Kvm2Fixture.BASE_VOLUME;
 import static dev.egressproxies.kvm2.Kvm2Fixture.IMAGE_BYTES;
 import static dev.egressproxies.kvm2.Kvm2Fixture.IMAGE_PATH;
-import static dev.egressproxies.kvm2.Kvm2Fixture.MARKER;
 import static dev.egressproxies.kvm2.Kvm2Fixture.POOL;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -49,7 +47,7 @@ class DedicatedConnectionTest {
                 "host-1#1:createVolume", "host-1#1:uploadVolume");
         assertThat(fixture.dialer.closed()).as("the transfer's connection is closed after it").containsExactly(
                 "host-1#2");
-        assertThat(fixture.volumes()).contains(BASE_VOLUME, MARKER);
+        assertThat(fixture.volumes()).contains(fixture.baseVolume, fixture.marker);
     }
 
     @Test
@@ -76,7 +74,7 @@ class DedicatedConnectionTest {
         assertThat(fixture.dialer.aborted()).as("the poll's deadline cut the pooled connection")
                 .containsExactly("host-1#1");
         assertThat(create.get(30, TimeUnit.SECONDS)).isEqualTo("host-1/proxy-1");
-        assertThat(fixture.host.volume(POOL, BASE_VOLUME).content).isEqualTo(IMAGE_BYTES);
+        assertThat(fixture.host.volume(POOL, fixture.baseVolume).content).isEqualTo(IMAGE_BYTES);
         assertThat(fixture.server.gets(IMAGE_PATH)).isEqualTo(1);
     }
 

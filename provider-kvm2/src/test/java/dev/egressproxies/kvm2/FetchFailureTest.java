@@ -168,7 +168,7 @@ class FetchFailureTest {
         release.countDown();
         fixture.server.serve(IMAGE_PATH, IMAGE_BYTES);
         fixture.create("proxy-1");
-        assertThat(fixture.volumes()).contains(Kvm2Fixture.BASE_VOLUME, Kvm2Fixture.MARKER);
+        assertThat(fixture.volumes()).contains(fixture.baseVolume, fixture.marker);
     }
 
     @Test
@@ -227,6 +227,6 @@ class FetchFailureTest {
      * begins, and a test of what happens to a created base would then test nothing.
      */
     private CountDownLatch baseVolumeCreated() {
-        return host.whenVolumeCreated(Kvm2Fixture.POOL, Kvm2Fixture.BASE_VOLUME);
+        return host.whenVolumeCreated(Kvm2Fixture.POOL, fixture.baseVolume);
     }
 }

@@ -5,6 +5,7 @@ import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.config.MachineSize;
+import dev.egressproxies.kvm.common.image.ImageSource;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.FakeLinkDialer;
 import dev.egressproxies.kvm.common.testing.ImageServer;
@@ -34,7 +35,8 @@ import java.util.function.UnaryOperator;
  * an in-memory exporter: the set-up every kvm2 test starts from.
  *
  * <p>The catalogue holds {@value #IMAGE} (qcow2, BIOS, its sha256 pinned) served at
- * {@value #IMAGE_PATH}; its base volume is {@value #BASE_VOLUME} and its marker {@value #MARKER}.
+ * {@value #IMAGE_PATH}; its base volume is {@link #baseVolume} ({@code ENTRY+KEY.SOURCE.base.qcow2},
+ * where SOURCE depends on the server's port) and its marker {@link #marker}.
  */
 final class Kvm2Fixture implements AutoCloseable {
     static final String ENTRY = "kvm2-test";
@@ -42,8 +44,6 @@ final class Kvm2Fixture implements AutoCloseable {
     static final String BRIDGE = "br-test";
     static final String IMAGE = "debian-12";
     static final String IMAGE_PATH = "/images/debian-12.qcow2";
-    static final String BASE_VOLUME = "kvm2-test+debian-12.base.qcow2";
-    static final String MARKER = BASE_VOLUME + ".sha256";
     static final byte[] IMAGE_BYTES = TestBytes.pattern(192 * 1024 + 7);
     static final String IMAGE_SHA256 = TestBytes.sha256(IMAGE_BYTES);
     static final Duration RPC_BUDGET = Duration.ofSeconds(10);
@@ -58,6 +58,12 @@ final class Kvm2Fixture implements AutoCloseable {
     final FakeLinkDialer dialer = new FakeLinkDialer().with(host);
     final Kvm2Config config;
     final Kvm2Provider provider;
+    /** The entry's name. */
+    final String entry;
+    /** The base volume of {@value #IMAGE}. */
+    final String baseVolume;
+    /** Its marker. */
+    final String marker;
 
     private Kvm2Fixture(UnaryOperator<Settings> adjust) {
         try {
@@ -73,6 +79,38 @@ final class Kvm2Fixture implements AutoCloseable {
                 settings.diskSizeGb(), null, Path.of("/nonexistent/id_ed25519"), Path.of("/nonexistent/known_hosts"),
                 null, null, null, RPC_BUDGET, settings.transferBudget());
         provider = new Kvm2Provider(settings.entry(), config, context, dialer);
+        entry = settings.entry();
+        baseVolume = baseVolume(IMAGE);
+        marker = baseVolume + ".sha256";
+    }
+
+    /**
+     * Another provider of this entry on the same host whose catalogue image {@code key} is
+     * {@code image} instead, as after the operator edited the config; closed by the caller.
+     */
+    Kvm2Provider providerWithImage(String key, CatalogueImage image) {
+        Map<String, CatalogueImage> images = new LinkedHashMap<>(config.images());
+        images.put(key, image);
+        return new Kvm2Provider(entry, new Kvm2Config(config.hosts(), config.machineTypes(), images,
+                config.diskSizeGb(), config.vendorData(), config.sshKeyFile(), config.knownHostsFile(),
+                config.insecureIgnoreHostKey(), config.handshakeTimeout(), config.keepaliveInterval(),
+                config.rpcBudget(), config.transferBudget()), context, dialer);
+    }
+
+    /** The base volume of catalogue image {@code key} of this entry. */
+    String baseVolume(String key) {
+        return BaseVolumeNames.base(entry, key, config.images().get(key).source());
+    }
+
+    /** The base volume of an image given by its URL. */
+    String urlBaseVolume(String url) {
+        return BaseVolumeNames.base(entry, BaseVolumeNames.URL_KEY, ImageSource.builder(url).build());
+    }
+
+    /** What the marker of catalogue image {@code key} holds once its published file, of {@code sha256}, is cached. */
+    String markerText(String key, String sha256) {
+        ImageSource source = config.images().get(key).source();
+        return sha256 + "\nsource=" + source.identitySha256() + " " + source + "\n";
     }
 
     /** What tests may change about the entry. */
@@ -124,8 +162,8 @@ final class Kvm2Fixture implements AutoCloseable {
 
     /** Puts a complete base of the catalogue image into the pool, as an earlier create would. */
     void cacheBaseImage() {
-        host.putVolume(POOL, BASE_VOLUME, IMAGE_BYTES);
-        host.putVolume(POOL, MARKER, IMAGE_SHA256.getBytes(StandardCharsets.US_ASCII));
+        host.putVolume(POOL, baseVolume, IMAGE_BYTES);
+        host.putVolume(POOL, marker, markerText(IMAGE, IMAGE_SHA256).getBytes(StandardCharsets.US_ASCII));
     }
 
     /** The spans ended so far. */

@@ -61,13 +61,14 @@ class Kvm2LocalStackIT {
     private byte[] image;
     private byte[] gzipped;
     private Kvm2Provider provider;
+    private Map<String, CatalogueImage> images;
 
     @BeforeEach
     void start() throws Exception {
         image = Files.readAllBytes(STACK.qcow2Image());
         gzipped = gzip(image);
         server = new ImageServer().serve("/stack.qcow2", image).serve("/stack.qcow2.gz", gzipped);
-        Map<String, CatalogueImage> images = new LinkedHashMap<>();
+        images = new LinkedHashMap<>();
         images.put("plain", new CatalogueImage(server.url("/stack.qcow2"), null, TestBytes.sha256(image), null, null,
                 null, "bios"));
         images.put("gz", new CatalogueImage(server.url("/stack.qcow2.gz"), null, TestBytes.sha256(gzipped), null,
@@ -78,7 +79,7 @@ class Kvm2LocalStackIT {
                 Path.of("/unused/id_ed25519"), null, true, null, null, Duration.ofSeconds(60), Duration.ofMinutes(2));
         provider = new Kvm2Provider(entry, config, new TestProviderContext(), new LocalSocketDialer());
         for (String key : images.keySet()) {
-            String base = BaseVolumeNames.base(entry, key, "qcow2");
+            String base = base(key);
             leftovers.volume(base);
             leftovers.volume(BaseVolumeNames.marker(base));
             leftovers.volume(FetchLeases.volumeName(base));
@@ -110,9 +111,9 @@ class Kvm2LocalStackIT {
         assertThat(created.state()).as("no address appears in this sandbox").isIn(InstanceState.PROVISIONING,
                 InstanceState.RUNNING);
         assertThat(managed).extracting(Instance::id).contains(id);
-        String base = BaseVolumeNames.base(entry, "plain", "qcow2");
-        assertThat(volume(BaseVolumeNames.marker(base), 1024)).isEqualTo(
-                TestBytes.sha256(image).getBytes(StandardCharsets.US_ASCII));
+        String base = base("plain");
+        assertThat(new String(volume(BaseVolumeNames.marker(base), 1024), StandardCharsets.US_ASCII))
+                .startsWith(TestBytes.sha256(image) + "\nsource=" + images.get("plain").source().identitySha256());
         assertThat(volume(base, image.length + 1024)).isEqualTo(image);
         assertThat(volumeExists(FetchLeases.volumeName(base))).as("the fetch lease, removed after the marker")
                 .isFalse();
@@ -133,10 +134,10 @@ class Kvm2LocalStackIT {
         String id = provider.create(Requests.request(name, new Placement("local", "small", "gz")),
                 Requests.deadline());
 
-        String base = BaseVolumeNames.base(entry, "gz", "qcow2");
+        String base = base("gz");
         assertThat(volume(base, image.length + 1024)).isEqualTo(image);
-        assertThat(volume(BaseVolumeNames.marker(base), 1024)).isEqualTo(
-                TestBytes.sha256(gzipped).getBytes(StandardCharsets.US_ASCII));
+        assertThat(new String(volume(BaseVolumeNames.marker(base), 1024), StandardCharsets.US_ASCII))
+                .startsWith(TestBytes.sha256(gzipped) + "\n");
         provider.delete(id, Requests.deadline());
     }
 
@@ -148,9 +149,13 @@ class Kvm2LocalStackIT {
                 Requests.request(name, new Placement("local", "small", "pinned-wrong")), Requests.deadline()));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
-        String base = BaseVolumeNames.base(entry, "pinned-wrong", "qcow2");
+        String base = base("pinned-wrong");
         assertThat(volumeExists(base)).isFalse();
         assertThat(volumeExists(BaseVolumeNames.marker(base))).isFalse();
+    }
+
+    private String base(String key) {
+        return BaseVolumeNames.base(entry, key, images.get(key).source());
     }
 
     private String instance(String what) {

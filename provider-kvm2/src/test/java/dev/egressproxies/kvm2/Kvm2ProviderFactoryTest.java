@@ -98,7 +98,8 @@ class Kvm2ProviderFactoryTest {
             assertThat(checks.get(0).passed()).isFalse();
             assertThat(checks).extracting(PreflightCheck::name).contains("machine types",
                     "image debian-12 at " + fixture.server.url("").replaceAll("/$", ""));
-            assertThat(checks.get(checks.size() - 1).detail()).isEqualTo("fetchable, " + Kvm2Fixture.IMAGE_BYTES.length
+            assertThat(checks).filteredOn(check -> check.name().startsWith("image debian-12 at "))
+                    .singleElement().extracting(PreflightCheck::detail).isEqualTo("fetchable, " + Kvm2Fixture.IMAGE_BYTES.length
                     + " bytes as published (qcow2, compression none, sha256 pinned)");
         }
     }

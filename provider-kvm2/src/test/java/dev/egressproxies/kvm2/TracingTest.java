@@ -1,7 +1,6 @@
 package dev.egressproxies.kvm2;
 
 import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
-import static dev.egressproxies.kvm2.Kvm2Fixture.BASE_VOLUME;
 import static dev.egressproxies.kvm2.Kvm2Fixture.IMAGE_BYTES;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -49,7 +48,7 @@ class TracingTest {
         assertThat(download.getAttributes().asMap()).containsAllEntriesOf(Map.of(
                 Kvm2Telemetry.ENTRY, Kvm2Fixture.ENTRY,
                 Kvm2Telemetry.HOST, "host-1",
-                Kvm2Telemetry.VOLUME, BASE_VOLUME,
+                Kvm2Telemetry.VOLUME, fixture.baseVolume,
                 Kvm2Telemetry.URL_HOST, "127.0.0.1",
                 Kvm2Telemetry.SHA256_CONFIGURED, true,
                 Kvm2Telemetry.BYTES, (long) IMAGE_BYTES.length,

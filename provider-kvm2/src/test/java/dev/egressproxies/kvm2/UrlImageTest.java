@@ -33,8 +33,7 @@ class UrlImageTest {
     @Test
     void aUrlIsFetchedAsQcow2AndBootsWithUefi() {
         String url = fixture.server.url(IMAGE_PATH);
-        String volume = "kvm2-test+url-" + TestBytes.sha256(url.getBytes(StandardCharsets.UTF_8)).substring(0, 20)
-                + ".base.qcow2";
+        String volume = fixture.urlBaseVolume(url);
 
         fixture.provider.create(Kvm2Fixture.request("proxy-1", url), Requests.deadline());
         fixture.provider.create(Kvm2Fixture.request("proxy-2", url), Requests.deadline());

@@ -131,6 +131,16 @@ final class InterceptedLibvirtHost implements LibvirtHost {
     }
 
     @Override
+    public List<String> listVolumeNames(StoragePool pool) {
+        return interceptor.around("listVolumeNames", pool.name(), () -> libvirt.listVolumeNames(pool));
+    }
+
+    @Override
+    public String volumeXml(StorageVolume volume) {
+        return interceptor.around("volumeXml", volume.name(), () -> libvirt.volumeXml(volume));
+    }
+
+    @Override
     public StorageVolume createVolume(StoragePool pool, String xml) {
         return interceptor.around("createVolume", nameIn(xml), () -> libvirt.createVolume(pool, xml));
     }

@@ -42,12 +42,14 @@ class Kvm2ConcurrentFetchTest {
     Path temporary;
 
     private final TestStack stack = TestStack.load();
-    private final Kvm2CrashConsistencyTest.Names names = new Kvm2CrashConsistencyTest.Names(
-            NoKvmLeftovers.CRASH_PREFIX + "fetch-" + HexFormat.of().formatHex(Kvm2CrashConsistencyTest.randomBytes()));
+    private final String token = NoKvmLeftovers.CRASH_PREFIX + "fetch-"
+            + HexFormat.of().formatHex(Kvm2CrashConsistencyTest.randomBytes());
+    /** Named once the image server runs: the base's name carries its URL's tag. */
+    private Kvm2CrashConsistencyTest.Names names;
 
     @AfterEach
     void removeWhatTheTestMade() {
-        Kvm2CrashConsistencyTest.removeNamedWith(stack, names.token());
+        Kvm2CrashConsistencyTest.removeNamedWith(stack, token);
     }
 
     @Test
@@ -57,9 +59,10 @@ class Kvm2ConcurrentFetchTest {
                 "3M");
         byte[] image = Files.readAllBytes(imageFile);
         String sha256 = KvmTestConfig.sha256(imageFile);
-        String second = names.token() + "-vm2";
+        String second = token + "-vm2";
         CountDownLatch release = new CountDownLatch(1);
         try (ImageServer server = new ImageServer()) {
+            names = new Kvm2CrashConsistencyTest.Names(token, server.url(IMAGE_PATH));
             server.serveInTwoParts(IMAGE_PATH, image, image.length / 2, release);
             Path config = temporary.resolve("config.yaml");
             Files.writeString(config, KvmTestConfig.kvm2().entry(names.entry()).catalogueImage(IMAGE_KEY,

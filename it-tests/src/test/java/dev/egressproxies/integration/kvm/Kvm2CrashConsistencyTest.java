@@ -40,7 +40,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * running domain, the base and its marker holding the image's sha256, the instance's overlay and
  * seed, and no other volume; a delete then leaves only the cached base and marker. A kill during
  * the fetch leaves the fetch lease behind; its holder, on this machine, is gone, so the next create
- * takes it over at once rather than waiting for its expiry.
+ * takes it over at once rather than waiting for its expiry, or, when the kill came after the marker,
+ * finds the base complete and removes the lease.
  *
  * <p>Before each kill the test checks that the pool holds what the point implies, so a point the
  * create never reached cannot pass unnoticed. Both JVMs run {@link Kvm2CreateMain}; the first stops
@@ -66,6 +67,12 @@ class Kvm2CrashConsistencyTest {
                 names -> Set.of(names.base(), names.lease())),
         /** The marker volume created, its digest not yet written. */
         MARKER_WITHOUT_DIGEST("uploadVolume", Names::marker, false, true,
+                names -> Set.of(names.base(), names.marker(), names.lease())),
+        /**
+         * The marker written, the fetch lease not yet removed: the base is complete, and the next
+         * create, finding it so, removes the lease its holder left.
+         */
+        AFTER_MARKER_BEFORE_LEASE_RELEASE("deleteVolume", Names::lease, false, false,
                 names -> Set.of(names.base(), names.marker(), names.lease())),
         /** The overlay created; the seed not yet. */
         AFTER_OVERLAY("createVolume", Names::seed, false, false,
@@ -105,8 +112,11 @@ class Kvm2CrashConsistencyTest {
         }
     }
 
-    /** What one test names: the entry, its base and marker, the instance and its volumes; all start with the token. */
-    record Names(String token) {
+    /**
+     * What one test names: the entry, its base and marker (after the image's URL, whose port is the
+     * test's server's), the instance and its volumes; all start with the token.
+     */
+    record Names(String token, String imageUrl) {
         String entry() {
             return token + "-entry";
         }
@@ -116,7 +126,7 @@ class Kvm2CrashConsistencyTest {
         }
 
         String base() {
-            return entry() + "+" + IMAGE_KEY + ".base.qcow2";
+            return KvmTestConfig.kvm2Base(entry(), IMAGE_KEY, imageUrl);
         }
 
         String marker() {
@@ -141,12 +151,13 @@ class Kvm2CrashConsistencyTest {
     Path temporary;
 
     private final TestStack stack = TestStack.load();
-    private final Names names = new Names(NoKvmLeftovers.CRASH_PREFIX
-            + HexFormat.of().formatHex(randomBytes()));
+    private final String token = NoKvmLeftovers.CRASH_PREFIX + HexFormat.of().formatHex(randomBytes());
+    /** Named once the image server runs. */
+    private Names names;
 
     @AfterEach
     void removeWhatTheTestMade() {
-        removeNamedWith(stack, names.token());
+        removeNamedWith(stack, token);
     }
 
     /** Removes every domain and volume whose name starts with {@code token}. */
@@ -176,6 +187,7 @@ class Kvm2CrashConsistencyTest {
             } else {
                 server.serve(IMAGE_PATH, image);
             }
+            names = new Names(token, server.url(IMAGE_PATH));
             Path config = temporary.resolve("config.yaml");
             Files.writeString(config, KvmTestConfig.kvm2().entry(names.entry()).catalogueImage(IMAGE_KEY,
                     "{url: " + KvmTestConfig.quoted(server.url(IMAGE_PATH)) + ", sha256: " + sha256
@@ -197,7 +209,8 @@ class Kvm2CrashConsistencyTest {
                     .containsExactlyInAnyOrder(names.base(), names.marker(), names.overlay(), names.seed());
             assertThat(poolFiles()).as("files in the pool's folder after the second create")
                     .containsExactlyInAnyOrder(names.base(), names.marker(), names.overlay(), names.seed());
-            assertThat(markerDigest()).as("the marker's content").isEqualTo(sha256);
+            assertThat(volumes()).as("the fetch lease after the second create").doesNotContain(names.lease());
+            assertThat(markerDigest()).as("the marker's digest").isEqualTo(sha256);
             assertThat(KvmTestConfig.sha256(download(names.base()))).as("sha256 of the base volume's file")
                     .isEqualTo(sha256);
             assertThat(server.gets(IMAGE_PATH)).as("downloads of the image: the next create %s",
@@ -259,6 +272,9 @@ class Kvm2CrashConsistencyTest {
             if (point == Point.AFTER_UPLOAD_BEFORE_MARKER) {
                 detail = ", the base complete (sha256 " + KvmTestConfig.sha256(download(names.base())) + ")";
             }
+            if (point == Point.AFTER_MARKER_BEFORE_LEASE_RELEASE) {
+                detail = ", the marker holding " + markerDigest();
+            }
             if (point == Point.MARKER_WITHOUT_DIGEST) {
                 detail = ", the marker holding '" + markerDigest() + "'";
             }
@@ -315,10 +331,10 @@ class Kvm2CrashConsistencyTest {
         }
     }
 
-    /** The marker's content, without the padding after the digest. */
+    /** The marker's digest: its first line, without the padding of a marker never written. */
     private String markerDigest() throws IOException {
         return new String(Files.readAllBytes(download(names.marker())), StandardCharsets.US_ASCII)
-                .replaceAll("[\\x00\\s]+$", "");
+                .replaceAll("[\\x00\\s]+$", "").split("\n")[0];
     }
 
     private Path download(String volume) {

@@ -154,11 +154,11 @@ class Kvm2ImageFaultTest {
         assertThat(instance.name()).isEqualTo(name);
         assertThat(entry.images().heads(PATH)).as("HEADs").isEqualTo(1);
         assertThat(entry.images().gets(PATH)).as("GETs: the probe's, closed at once, and the fetch's").isEqualTo(2);
-        assertThat(entry.volumes()).as("volumes of the entry").contains(entry.baseVolume(KEY), entry.markerVolume(KEY));
+        assertThat(entry.volumes()).as("volumes of the entry").contains(entry.baseVolume(KEY, imageUrl()), entry.markerVolume(KEY, imageUrl()));
         kvm2.delete(id, Deadline.after(CALL_TIMEOUT));
         assertThat(entry.domains()).as("domains after the delete").isEmpty();
         assertThat(entry.volumes()).as("volumes after the delete: the cached base and its marker")
-                .containsExactlyInAnyOrder(entry.baseVolume(KEY), entry.markerVolume(KEY));
+                .containsExactlyInAnyOrder(entry.baseVolume(KEY, imageUrl()), entry.markerVolume(KEY, imageUrl()));
     }
 
     private ProviderException createFails(Kvm2Provider kvm2) {
@@ -181,8 +181,11 @@ class Kvm2ImageFaultTest {
     }
 
     private String catalogueImage(String sha256) {
-        String url = entry.urlWithUserInformation(USER_INFORMATION, PATH + QUERY);
-        return "{url: " + KvmTestConfig.quoted(url) + ", sha256: " + sha256 + ", firmware: bios}";
+        return "{url: " + KvmTestConfig.quoted(imageUrl()) + ", sha256: " + sha256 + ", firmware: bios}";
+    }
+
+    private String imageUrl() {
+        return entry.urlWithUserInformation(USER_INFORMATION, PATH + QUERY);
     }
 
     private static void report(String name, String outcome) {

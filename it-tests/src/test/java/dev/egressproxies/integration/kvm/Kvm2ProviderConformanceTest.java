@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>{@code kvm2} keeps its instances as {@code kvm} does (domains of the one libvirtd, IDs
  * {@code host/name}), so it declares the same capabilities, lacking the same ones for the same
  * reasons: see {@link KvmConformanceTargets}. Its image cache adds nothing the suite could tell
- * apart: the entry's base volume and sha256 marker ({@code kvm2-test+tiny.base.qcow2} and
+ * apart: the entry's base volume and sha256 marker ({@code kvm2-test+tiny.SOURCE.base.qcow2} and
  * {@code .sha256}) stay in the pool between runs, as an operator's would, and
  * {@link NoKvmLeftovers} checks that no domain, overlay or seed of the suite's instances is left.
  */

@@ -22,7 +22,7 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * A {@code kvm2} entry of one test's own on the real stack, with a loopback image server of its
  * own. The entry's name is unique and starts with {@value NoKvmLeftovers#FAULT_PREFIX}; its base
- * and marker volumes ({@code NAME+KEY.base.qcow2[.sha256]}), its instances ({@code NAME-...}) and
+ * and marker volumes ({@code NAME+KEY.SOURCE.base.qcow2[.sha256]}), its instances ({@code NAME-...}) and
  * their overlays and seeds all start with that name, so {@link #volumes()} and {@link #domains()}
  * show exactly what this entry made, and {@link #close()} removes it all, whatever the test did.
  */
@@ -102,14 +102,14 @@ final class Kvm2StackEntry implements AutoCloseable {
         return Requests.request(instance, new Placement(KvmTestConfig.HOST, KvmTestConfig.MACHINE_TYPE, image));
     }
 
-    /** The base volume of catalogue image {@code key}. */
-    String baseVolume(String key) {
-        return name + "+" + key + ".base.qcow2";
+    /** The base volume of catalogue image {@code key} served at {@code url} (qcow2, nothing declared but its digest). */
+    String baseVolume(String key, String url) {
+        return KvmTestConfig.kvm2Base(name, key, url);
     }
 
-    /** The marker volume of catalogue image {@code key}. */
-    String markerVolume(String key) {
-        return baseVolume(key) + ".sha256";
+    /** The marker volume of catalogue image {@code key} served at {@code url}. */
+    String markerVolume(String key, String url) {
+        return baseVolume(key, url) + ".sha256";
     }
 
     /** The stack's pool. */

@@ -106,7 +106,7 @@ class Kvm2TracingTest {
         assertThat(download.getParentSpanId()).as("the download's parent").isEqualTo(create.getSpanId());
         assertThat(download.getAttributes().asMap()).containsAllEntriesOf(Map.of(
                 AttributeKey.stringKey("kvm2.host"), KvmTestConfig.HOST,
-                AttributeKey.stringKey("kvm2.volume"), entry.baseVolume(KEY),
+                AttributeKey.stringKey("kvm2.volume"), entry.baseVolume(KEY, entry.urlWithUserInformation(USER_INFORMATION, IMAGE_PATH + QUERY)),
                 AttributeKey.stringKey("kvm2.url_host"), "127.0.0.1",
                 AttributeKey.booleanKey("kvm2.sha256_configured"), true,
                 AttributeKey.longKey("kvm2.bytes"), (long) image.length));

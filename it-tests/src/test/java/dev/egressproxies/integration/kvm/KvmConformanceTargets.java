@@ -32,7 +32,7 @@ import java.util.function.Supplier;
  *       {@link KvmHarness};
  *   <li>{@link Capability#BUILDS_ANOTHER_ENTRY}: the same configuration under the entry name
  *       {@code ENTRY-other}, on the same libvirtd (a {@code kvm2} one keeps its own cached base
- *       volume, {@code ENTRY-other+tiny.base.qcow2}).
+ *       volume, {@code ENTRY-other+tiny.SOURCE.base.qcow2}).
  * </ul>
  * Instance names start with {@code egress-it-}, so {@code scripts/test-stack.sh down} removes
  * whatever an aborted run left.

@@ -107,10 +107,10 @@ class KvmFaultTest {
     @Test
     void sshdKilledDuringAnImageUploadIsTransientAndTheNextCallRedials() throws Exception {
         String imageKey = NoKvmLeftovers.FAULT_PREFIX + "slow";
-        String baseVolume = imageKey + ".base.qcow2";
-        volumesToDelete.add(baseVolume + ".complete");
-        volumesToDelete.add(baseVolume);
         try (SlowImageServer images = SlowImageServer.serve(stack.qcow2Image())) {
+            String baseVolume = KvmTestConfig.kvmBase(imageKey, images.url());
+            volumesToDelete.add(baseVolume + ".complete");
+            volumesToDelete.add(baseVolume);
             KvmProvider kvm = provider(KvmTestConfig.standard().image(imageKey, images.url()));
             kvm.listManaged(Deadline.after(CALL_TIMEOUT));
             String name = uniqueName("upload");

@@ -1,6 +1,10 @@
 package dev.egressproxies.integration.kvm;
 
+import dev.egressproxies.kvm.common.image.Archive;
+import dev.egressproxies.kvm.common.image.Compression;
+import dev.egressproxies.kvm.common.image.ImageSource;
 import dev.egressproxies.kvm.common.testing.TestBytes;
+import dev.egressproxies.kvm.common.xml.DiskFormat;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -29,7 +33,7 @@ final class KvmTestConfig {
     static final String HOST = "local";
     /** The machine type every test uses. */
     static final String MACHINE_TYPE = "small";
-    /** The image every test uses; its base volume {@code tiny.base.qcow2} stays cached in the pool. */
+    /** The image every test uses; its base volume ({@code tiny.SOURCE.base.qcow2}) stays cached in the pool. */
     static final String IMAGE = "tiny";
 
     private final TestStack stack;
@@ -195,6 +199,29 @@ final class KvmTestConfig {
 
     private static String kvm2Image(String url, String sha256) {
         return "{url: " + quoted(url) + (sha256 == null ? "" : ", sha256: " + sha256) + ", firmware: bios}";
+    }
+
+    /**
+     * The base volume a {@code kvm} entry keeps for qcow2 image {@code key} served at {@code url}:
+     * {@code KEY.SOURCE.base.qcow2}, SOURCE being the source's identity tag (the URL as published).
+     */
+    static String kvmBase(String key, String url) {
+        return key + "." + ImageSource.builder(url).format(DiskFormat.QCOW2).compression(Compression.NONE)
+                .archive(Archive.NONE).build().identityTag() + ".base.qcow2";
+    }
+
+    /**
+     * The base volume a {@code kvm2} entry keeps for catalogue image {@code key} at {@code url}, a
+     * qcow2 file whose compression and packaging its suffix implies (none declared):
+     * {@code ENTRY+KEY.SOURCE.base.qcow2}.
+     */
+    static String kvm2Base(String entry, String key, String url) {
+        return entry + "+" + key + "." + ImageSource.builder(url).build().identityTag() + ".base.qcow2";
+    }
+
+    /** The URL of the stack's small qcow2 image on its HTTP server. */
+    String stackImageUrl() {
+        return stack.value("EGRESS_TEST_HTTP_URL") + "/" + stack.value("EGRESS_TEST_IMAGE_QCOW2");
     }
 
     /** The lowercase hex sha256 of a file. */

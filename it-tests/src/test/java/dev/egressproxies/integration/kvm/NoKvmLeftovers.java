@@ -17,10 +17,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * and no volume of the stack's pool may be named with one of the prefixes this module's KVM tests
  * use ({@link #PREFIXES}); an instance's volumes start with its entry's name, so they count when
  * the prefix follows the entry ({@link #volumesNamedWith}). What the check finds is listed,
- * removed (so the next class starts clean) and fails the class. The cached base images ({@code kvm}'s {@code tiny.base.qcow2} with its
- * {@code .complete} marker; {@code kvm2}'s {@code kvm2-test+tiny.base.qcow2}, the conformance
- * suite's other entry's {@code kvm2-test-other+tiny.base.qcow2} and the real guest's
- * {@code guest-e2e+...base.qcow2}, each with its {@code .sha256} marker) are meant to stay; the
+ * removed (so the next class starts clean) and fails the class. The cached base images ({@code kvm}'s
+ * {@code tiny.SOURCE.base.qcow2} with its {@code .complete} marker; {@code kvm2}'s
+ * {@code kvm2-test+tiny.SOURCE.base.qcow2}, the conformance suite's other entry's
+ * {@code kvm2-test-other+tiny.SOURCE.base.qcow2} and the real guest's {@code guest-e2e+...base.qcow2},
+ * each with its {@code .sha256} marker; SOURCE is the tag of the image's URL) are meant to stay; the
  * remaining volumes are printed. A fetch lease ({@code BASE.lease}) exists only while a fetch runs;
  * one of a prefixed base counts as a leftover like the base, one of a kept base shows in that list.
  *
@@ -40,7 +41,7 @@ public final class NoKvmLeftovers implements BeforeAllCallback, AfterAllCallback
     /**
      * What the real-guest end-to-end test makes: its instance (domain, overlay, seed). Its
      * entry's name has no such prefix on purpose, so the entry's base volume and marker (the
-     * ~250 MB guest image) stay cached in the pool like {@code tiny.base.qcow2}.
+     * ~250 MB guest image) stay cached in the pool like {@code tiny.SOURCE.base.qcow2}.
      */
     static final String GUEST_PREFIX = "egress-it-guest-";
     /** Every prefix (each ending in '-') the KVM tests of this module name domains and volumes with. */

@@ -50,8 +50,9 @@ import org.junit.jupiter.api.io.TempDir;
 class RealGuestEndToEndTest {
     /**
      * The entry's name. Deliberately without an {@code egress-it-} prefix: its base volume (named
-     * after the entry) is the cache that spares later runs the upload, so {@link NoKvmLeftovers}
-     * must not remove it; {@code test-stack.sh down} does, with the pool.
+     * after the entry) stays cached, so {@link NoKvmLeftovers} must not remove it; the next run
+     * removes it (its image server listens on another port, part of the image's source, so it
+     * fetches a base of its own), {@code test-stack.sh down} does, with the pool.
      */
     private static final String ENTRY = "guest-e2e";
     /** The image keys start with this, followed by the start of the image's sha256. */
@@ -78,7 +79,6 @@ class RealGuestEndToEndTest {
         GuestImage image = GuestImage.buildOrReuse();
         report("image %s (%d MiB, sha256 %s)", image.file(), Files.size(image.file()) >> 20, image.sha256());
         String imageKey = IMAGE_KEY_PREFIX + image.sha256().substring(0, 12);
-        removeBasesOfOtherImages(stack, imageKey);
         assertThat(hostAddressesOf(stack.bridge())).as("addresses on the host side of bridge %s", stack.bridge())
                 .isEmpty();
 
@@ -86,6 +86,9 @@ class RealGuestEndToEndTest {
         String marker = "seed of " + name + " consumed";
         try (ImageServer server = new ImageServer().serveFile("/guest.qcow2", image.file());
              Kvm2Provider kvm2 = provider(config(server.url("/guest.qcow2"), imageKey, image.sha256()))) {
+            // The server's port is part of the image's source, so each run fetches into a base of its own.
+            String base = KvmTestConfig.kvm2Base(ENTRY, imageKey, server.url("/guest.qcow2"));
+            removeOtherBases(stack, base);
             CreateRequest request = new CreateRequest(name, "uid-" + name,
                     new Placement(KvmTestConfig.HOST, MACHINE_TYPE, imageKey), userData(marker));
             long createStarted = System.nanoTime();
@@ -118,8 +121,7 @@ class RealGuestEndToEndTest {
                     .doesNotExist();
             assertThat(Virsh.volumes(stack.pool(), ENTRY + "+"))
                     .as("the cached base and its marker")
-                    .containsExactlyInAnyOrder(ENTRY + "+" + imageKey + ".base.qcow2",
-                            ENTRY + "+" + imageKey + ".base.qcow2.sha256");
+                    .containsExactlyInAnyOrder(base, base + ".sha256");
         }
     }
 
@@ -145,14 +147,15 @@ class RealGuestEndToEndTest {
     }
 
     /**
-     * Removes the cached bases (and markers) of images this entry booted before the current one: a
-     * changed recipe makes a new image, which gets a new key, and no VM uses the old base any more
+     * Removes the cached bases (and markers) of this entry other than {@code base}: those of images
+     * it booted before (a changed recipe makes a new image, which gets a new key) and those of earlier
+     * runs, whose image server listened on another port; no VM uses them any more
      * ({@link NoKvmLeftovers} removed this test's instances before the class).
      */
-    private static void removeBasesOfOtherImages(TestStack stack, String imageKey) {
+    private static void removeOtherBases(TestStack stack, String base) {
         for (String volume : Virsh.volumes(stack.pool(), ENTRY + "+")) {
-            if (!volume.startsWith(ENTRY + "+" + imageKey + ".")) {
-                report("removing %s, the cached base of an older guest image", volume);
+            if (!volume.equals(base) && !volume.equals(base + ".sha256")) {
+                report("removing %s, the cached base of an older guest image or run", volume);
                 Virsh.run("vol-delete", "--pool", stack.pool(), volume);
             }
         }

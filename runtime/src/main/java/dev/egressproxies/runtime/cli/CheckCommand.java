@@ -16,7 +16,8 @@ import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code egressctl check [ENTRY]}: validates the config (every entry must build) and runs each
- * entry's preflight checks.
+ * entry's preflight checks. Exits 1 when one failed; a passed check with a warning (shown as
+ * {@code warning}) does not.
  */
 @Command(name = "check", mixinStandardHelpOptions = true, description = "Validates the config and runs each entry's preflight checks.")
 final class CheckCommand implements Callable<Integer> {
@@ -58,14 +59,16 @@ final class CheckCommand implements Callable<Integer> {
             ArrayNode array = printer.array();
             for (Result result : results) {
                 array.addObject().put("entry", result.entry()).put("check", result.check().name())
-                        .put("passed", result.check().passed()).put("detail", result.check().detail());
+                        .put("passed", result.check().passed()).put("warning", result.check().warning())
+                        .put("detail", result.check().detail());
             }
             printer.print(printer.object().put("config", source).set("checks", array));
             return;
         }
         Table table = new Table("ENTRY", "CHECK", "RESULT", "DETAIL");
         results.forEach(result -> table.row(result.entry(), result.check().name(),
-                result.check().passed() ? "ok" : "FAILED", result.check().detail()));
+                result.check().passed() ? result.check().warning() ? "warning" : "ok" : "FAILED",
+                result.check().detail()));
         printer.print(table);
     }
 

@@ -3,6 +3,10 @@ package dev.egressproxies.kvm.common.image;
 import dev.egressproxies.kvm.common.xml.DiskFormat;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -56,6 +60,33 @@ public record ImageSource(URI url, DiskFormat format, Compression compression, A
     /** A builder for the image published at {@code url}; see {@link Builder} for the defaults. */
     public static Builder builder(String url) {
         return new Builder(parse(url));
+    }
+
+    /**
+     * The lowercase hex sha256 of what makes this source one sequence of bytes: the whole URL (user
+     * information and query included), the disk format, the compression, the archive and its member.
+     * The pinned sha256 is left out: it checks the bytes, it does not choose them. Cached base images
+     * are named after it, so two sources never share a base; it reveals nothing of the URL.
+     */
+    public String identitySha256() {
+        String identity = "url=" + url + "\nformat=" + format.xmlName() + "\ncompression=" + compression.configName()
+                + "\narchive=" + (archive == Archive.TAR ? "tar" : "none") + "\nmember=" + archiveMember.orElse("")
+                + "\n";
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(identity.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException impossible) {
+            // Every Java platform must provide SHA-256.
+            throw new IllegalStateException(impossible);
+        }
+    }
+
+    /**
+     * The first 16 hex digits of {@link #identitySha256()}: what base volume names carry, short
+     * enough for a name and long enough (64 bits) that two sources of one pool never meet.
+     */
+    public String identityTag() {
+        return identitySha256().substring(0, 16);
     }
 
     /** The URL as it may be shown. */

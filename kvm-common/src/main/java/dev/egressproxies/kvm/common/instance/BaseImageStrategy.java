@@ -32,9 +32,9 @@ public interface BaseImageStrategy<I extends ImageChoice> {
 
     /**
      * The path of the image's base volume when the pool holds it complete and usable, looked up
-     * within the create's first host call. Must change nothing: another create may be downloading
-     * the image right now. May refuse the create (PERMANENT, QUOTA_EXCEEDED) before anything is
-     * written.
+     * within the create's first host call. Must change nothing but a stale fetch lease of a complete
+     * base ({@link FetchLeases#removeStale}): another create may be downloading the image right now.
+     * May refuse the create (PERMANENT, QUOTA_EXCEEDED) before anything is written.
      */
     Optional<String> cachedPath(LibvirtHost libvirt, StoragePool pool, HostSettings host, I image, Call call);
 
@@ -50,4 +50,15 @@ public interface BaseImageStrategy<I extends ImageChoice> {
 
     /** The preflight checks of the configured images, after the engine's host checks. */
     List<PreflightCheck> preflight(Call call);
+
+    /**
+     * Whether {@code volume} is a base volume of this backend that this entry may report: its own,
+     * or for a backend whose entries share bases, any entry's; also one named by an earlier
+     * version. {@code check} reports those no overlay in the pool backs on, and their fetch leases
+     * ({@link FetchLeases#volumeName BASE.lease}) still present.
+     */
+    boolean isBaseVolume(String volume);
+
+    /** The completeness marker volume next to base volume {@code base}, removed with it. */
+    String markerOf(String base);
 }

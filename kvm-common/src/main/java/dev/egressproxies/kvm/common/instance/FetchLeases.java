@@ -47,7 +47,9 @@ import org.slf4j.LoggerFactory;
  *   <li>the holder removes the lease after the marker was written and on every failure, best
  *       effort; a lease left behind is stale by its expiry or its dead holder, and at once to the
  *       {@code FetchLeases} that took it (the caller holds its in-process lock of the base, so the
- *       lease is no fetch under way), as when a lost link kept it from removing its lease.
+ *       lease is no fetch under way), as when a lost link kept it from removing its lease;
+ *   <li>a holder killed after its marker leaves a lease no fetch will take over: a create that
+ *       finds the base complete removes it when stale ({@link #removeStale}).
  * </ul>
  *
  * <p>Callers must hold their in-process lock of (host, base volume) around {@link #acquire} and
@@ -123,6 +125,54 @@ public final class FetchLeases {
                 + "; retry in a while", null);
     }
 
+    /**
+     * Removes the lease of {@code base} when it is stale, within a host call of a create that found
+     * the base complete: a holder killed after writing the marker and before removing its lease
+     * leaves one that no later fetch would take over, since no fetch comes. A live lease stays (its
+     * holder found the base complete too, or is about to).
+     */
+    public void removeStale(LibvirtHost libvirt, StoragePool pool, HostSettings host, String base) {
+        String name = volumeName(base);
+        Optional<Content> found = read(libvirt, pool, name);
+        if (found.isEmpty()) {
+            return;
+        }
+        Optional<String> stale = found.get().lease().flatMap(this::staleness);
+        if (stale.isEmpty()) {
+            // Unwritten or live: a process is taking or holding it right now, or died writing it; a fetch takes it over.
+            return;
+        }
+        LOG.info("removing the stale fetch lease {} on host {} of {}, whose base is complete: {}", name, host.name(),
+                found.get().lease().get().holder().describe(), stale.get());
+        Optional<Content> current = read(libvirt, pool, name);
+        if (current.isPresent() && Arrays.equals(current.get().bytes(), found.get().bytes())) {
+            Volumes.delete(libvirt, current.get().volume());
+            taken.remove(found.get().lease().get().token());
+        }
+    }
+
+    /**
+     * Why {@code lease} is stale, seen from this process: it expired, its holder on this machine is
+     * gone, or this process took it and could not remove it; empty while it is live.
+     */
+    Optional<String> staleness(FetchLease lease) {
+        if (!clock.instant().isBefore(lease.expires())) {
+            return Optional.of("it expired at " + lease.expires());
+        }
+        if (taken.contains(lease.token())) {
+            return Optional.of("this process could not remove it earlier");
+        }
+        if (self.knowsGone(lease.holder())) {
+            return Optional.of("that process is gone");
+        }
+        return Optional.empty();
+    }
+
+    /** What a lease volume holds: the lease, or empty when it is not (yet) a whole lease. */
+    static Optional<FetchLease> readLease(LibvirtHost libvirt, StoragePool pool, String name) {
+        return read(libvirt, pool, name).flatMap(Content::lease);
+    }
+
     private static byte[] randomBytes() {
         byte[] token = new byte[16];
         RANDOM.nextBytes(token);
@@ -167,20 +217,17 @@ public final class FetchLeases {
             }
         } else {
             FetchLease lease = content.lease().get();
-            boolean expired = !clock.instant().isBefore(lease.expires());
-            boolean gone = self.knowsGone(lease.holder());
             // The caller holds this process's lock of the base, so a lease of its own is one an
             // earlier fetch could not release (the link was lost), not a fetch under way.
-            boolean leftover = taken.contains(lease.token());
-            if (!expired && !gone && !leftover) {
+            Optional<String> stale = staleness(lease);
+            if (stale.isEmpty()) {
                 throw call.transientFailure("another process (" + lease.holder().describe() + ") is " + what
                         + "; its fetch lease " + name + " expires at " + lease.expires() + ". Retry in a while: once"
                         + " that fetch is done the image is cached, and should it have died, the lease is stale at"
                         + " its expiry", null);
             }
             LOG.info("taking over the stale fetch lease {} on host {} of {}: {}", name, host.name(),
-                    lease.holder().describe(), expired ? "it expired at " + lease.expires()
-                    : leftover ? "this process could not remove it earlier" : "that process is gone");
+                    lease.holder().describe(), stale.get());
         }
         // Read again just before the delete, so a lease someone took over meanwhile stays.
         Optional<Content> current = read(libvirt, pool, name);

@@ -40,6 +40,7 @@ public final class InstanceEngine<I extends ImageChoice> implements AutoCloseabl
     private final InstanceCreator<I> creator;
     private final InstanceRemover remover;
     private final ManagedInstanceLister lister;
+    private final PoolLeftovers leftovers;
 
     /**
      * Creates the engine of one provider entry. Does no I/O.
@@ -57,7 +58,9 @@ public final class InstanceEngine<I extends ImageChoice> implements AutoCloseabl
         KeyedLocks instanceLocks = new KeyedLocks();
         this.creator = new InstanceCreator<>(settings.entry(), settings.diskSizeGb(), placements, hosts, images,
                 new SeedImages(clock, settings.vendorData()), clock, instanceLocks);
-        this.remover = new InstanceRemover(settings.entry(), placements, hosts, instanceLocks);
+        // Judges leases only: it never holds one, so its releases (and their clean-up) never run.
+        this.leftovers = new PoolLeftovers(images, new FetchLeases(new BaseImageDiscard(hosts)));
+        this.remover = new InstanceRemover(settings.entry(), placements, hosts, instanceLocks, leftovers);
         this.lister = new ManagedInstanceLister(settings.entry(), settings.hosts(), hosts);
     }
 
@@ -106,12 +109,14 @@ public final class InstanceEngine<I extends ImageChoice> implements AutoCloseabl
 
     /**
      * See {@link dev.egressproxies.api.Provider#preflight}: per host the connection and its pool,
-     * then the machine types, then the backend's image checks.
+     * then the machine types, then the backend's image checks, then per host the base images no
+     * overlay backs on and the fetch leases left (warnings, {@link PoolLeftovers}).
      */
     public List<PreflightCheck> preflight(Deadline deadline) {
         Call call = new Call(settings.entry(), Operation.PREFLIGHT, "", deadline);
         List<PreflightCheck> checks = new ArrayList<>(HostPreflight.run(settings, hosts, call));
         checks.addAll(images.preflight(call));
+        checks.addAll(leftovers.preflight(settings.hosts(), hosts, call));
         return List.copyOf(checks);
     }
 

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * so another entry's volumes of an instance of the same name are never touched. A missing pool means there is nothing left to
  * remove: refusing to finish over a pool that no longer exists would keep the instance's owner
  * from ever letting go of it. The undefine removes managed-save, snapshot metadata and NVRAM too
- * (the adapter's flags), so leftover state never blocks it. A domain that egress-proxies did not
+ * (the adapter's flags), so leftover state never blocks it. Fetch leases of base images left in the
+ * pool are logged as warnings ({@link PoolLeftovers}). A domain that egress-proxies did not
  * create, or that another entry or no entry created ({@link EntryScope}), is refused, PERMANENT,
  * and left alone with its volumes.
  */
@@ -32,12 +33,15 @@ final class InstanceRemover {
     private final Placements<?> placements;
     private final HostCaller hosts;
     private final KeyedLocks instanceLocks;
+    private final PoolLeftovers leftovers;
 
-    InstanceRemover(String entry, Placements<?> placements, HostCaller hosts, KeyedLocks instanceLocks) {
+    InstanceRemover(String entry, Placements<?> placements, HostCaller hosts, KeyedLocks instanceLocks,
+                    PoolLeftovers leftovers) {
         this.entry = entry;
         this.placements = placements;
         this.hosts = hosts;
         this.instanceLocks = instanceLocks;
+        this.leftovers = leftovers;
     }
 
     /** See {@link dev.egressproxies.api.Provider#delete}. */
@@ -95,5 +99,15 @@ final class InstanceRemover {
         }
         Volumes.deleteIfPresent(libvirt, pool.get(), VolumeNames.overlay(entry, name));
         Volumes.deleteIfPresent(libvirt, pool.get(), VolumeNames.seed(entry, name));
+        try {
+            leftovers.warnAboutLeases(libvirt, pool.get(), host);
+        } catch (LibvirtException unlisted) {
+            if (unlisted.isTransportFailure()) {
+                throw unlisted;
+            }
+            // The instance is gone; the leases are only reported, and check reports them too.
+            LOG.debug("could not look for fetch leases left in storage pool {} on host {}: {}", host.pool(),
+                    host.name(), unlisted.toString());
+        }
     }
 }

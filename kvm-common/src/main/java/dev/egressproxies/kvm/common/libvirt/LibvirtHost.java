@@ -92,6 +92,12 @@ public interface LibvirtHost {
     /** The volume of that name in the pool, or empty when none exists. */
     Optional<StorageVolume> lookupVolume(StoragePool pool, String name);
 
+    /** The names of the pool's volumes, as of its last refresh. */
+    List<String> listVolumeNames(StoragePool pool);
+
+    /** The volume's XML description, which names its backing store, if any. */
+    String volumeXml(StorageVolume volume);
+
     /**
      * Creates a volume from its XML.
      *

@@ -231,6 +231,18 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
     }
 
     @Override
+    public List<String> listVolumeNames(StoragePool pool) {
+        org.libvirt.StoragePool target = unwrap(pool).pool();
+        return connection.call(connect -> List.of(target.listVolumes()));
+    }
+
+    @Override
+    public String volumeXml(StorageVolume volume) {
+        StorageVol target = unwrap(volume).volume();
+        return connection.call(connect -> target.getXMLDesc(0));
+    }
+
+    @Override
     public StorageVolume createVolume(StoragePool pool, String xml) {
         org.libvirt.StoragePool target = unwrap(pool).pool();
         return connection.call(connect -> {

@@ -5,13 +5,16 @@ import static dev.egressproxies.kvm.common.xml.XmlDocuments.appendText;
 import static dev.egressproxies.kvm.common.xml.XmlDocuments.attribute;
 
 import java.util.Objects;
+import java.util.Optional;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+import org.w3c.dom.NodeList;
 
 /**
  * Writes libvirt's storage volume XML for the three kinds of volume the backends create: raw
- * volumes (seeds, markers), per-VM qcow2 overlays on a base image, and base images. Built and
- * escaped like {@link DomainXml}.
+ * volumes (seeds, markers), per-VM qcow2 overlays on a base image, and base images, built and
+ * escaped like {@link DomainXml}; and reads the backing store out of a volume's description.
  */
 public final class VolumeXml {
     private VolumeXml() {
@@ -58,6 +61,25 @@ public final class VolumeXml {
         appendText(backingStore, "path", backingPath);
         attribute(append(backingStore, "format"), "type", backingFormat.xmlName());
         return XmlDocuments.serialize(document);
+    }
+
+    /**
+     * The path of the backing store a volume's XML description names (an overlay's base image), or
+     * empty when it has none.
+     *
+     * @throws IllegalArgumentException when {@code xml} is not well-formed
+     */
+    public static Optional<String> backingPath(String xml) {
+        Element root = XmlDocuments.parse(xml).getDocumentElement();
+        for (Node child = root.getFirstChild(); child != null; child = child.getNextSibling()) {
+            if (child instanceof Element backingStore && "backingStore".equals(backingStore.getLocalName())) {
+                NodeList paths = backingStore.getElementsByTagName("path");
+                if (paths.getLength() > 0 && !paths.item(0).getTextContent().isBlank()) {
+                    return Optional.of(paths.item(0).getTextContent().strip());
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     private static Element volume(Document document, String name) {

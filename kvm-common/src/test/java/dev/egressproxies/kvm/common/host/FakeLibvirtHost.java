@@ -102,6 +102,16 @@ final class FakeLibvirtHost implements LibvirtHost {
     }
 
     @Override
+    public List<String> listVolumeNames(StoragePool pool) {
+        throw notFaked();
+    }
+
+    @Override
+    public String volumeXml(StorageVolume volume) {
+        throw notFaked();
+    }
+
+    @Override
     public StorageVolume createVolume(StoragePool pool, String xml) {
         throw notFaked();
     }

@@ -174,4 +174,35 @@ class ImageSourceTest {
         assertThat(Compression.parse("zstd")).isEqualTo(Compression.ZSTD);
         assertThatThrownBy(() -> Compression.parse("lz4")).hasMessageContaining("none, xz, gzip, bzip2 or zstd");
     }
+
+    @Nested
+    class Identity {
+        private static final String URL = "https://user:secret@images.example.org/debian.qcow2?token=abc";
+
+        @Test
+        void isTheSha256OfUrlFormatAndPackagingAndShowsNothingOfTheUrl() {
+            ImageSource source = ImageSource.builder(URL).build();
+
+            assertThat(source.identitySha256()).isEqualTo(dev.egressproxies.kvm.common.testing.TestBytes.sha256(
+                    ("url=" + URL + "\nformat=qcow2\ncompression=none\narchive=none\nmember=\n").getBytes(
+                            java.nio.charset.StandardCharsets.UTF_8)));
+            assertThat(source.identityTag()).hasSize(16).isEqualTo(source.identitySha256().substring(0, 16));
+        }
+
+        @Test
+        void changesWithEveryPartOfTheSourceButNotWithThePinnedDigest() {
+            ImageSource plain = ImageSource.builder(URL).build();
+
+            assertThat(java.util.stream.Stream.of(
+                    ImageSource.builder(URL.replace("secret", "other")).build(),
+                    ImageSource.builder(URL.replace("abc", "abd")).build(),
+                    ImageSource.builder(URL).format(DiskFormat.RAW).build(),
+                    ImageSource.builder(URL).compression(Compression.XZ).build(),
+                    ImageSource.builder(URL).archive(Archive.TAR).build(),
+                    ImageSource.builder(URL).archiveMember("disk.raw").build())
+                    .map(ImageSource::identitySha256)).doesNotHaveDuplicates().doesNotContain(plain.identitySha256());
+            assertThat(ImageSource.builder(URL).sha256("0".repeat(64)).build().identitySha256())
+                    .isEqualTo(plain.identitySha256());
+        }
+    }
 }

@@ -51,7 +51,7 @@ class DeleteTest {
         assertThat(host.volumeNames(POOL)).as("the base image stays for other instances").containsExactlyInAnyOrder(BASE_VOLUME);
         assertThat(host.callLog()).containsExactly("lookupDomain", "domainMetadata", "destroyDomain", "undefineDomain",
                 "lookupPool",
-                "lookupVolume", "deleteVolume", "lookupVolume", "deleteVolume");
+                "lookupVolume", "deleteVolume", "lookupVolume", "deleteVolume", "listVolumeNames");
     }
 
     @Test

@@ -143,6 +143,44 @@ class FetchLeasesTest {
     }
 
     @Test
+    void aCreateThatFindsTheBaseCompleteRemovesALeaseWhoseHolderIsGone() throws Exception {
+        LeaseHolder self = LeaseHolder.current();
+        Process finished = new ProcessBuilder("true").start();
+        finished.waitFor();
+        // As a holder killed after its marker and before its release leaves it.
+        leases(new LeaseHolder(self.machine(), self.bootId(), finished.pid(), 0), NOW)
+                .acquire(fake, pool(), HOST, BASE, WHAT, call);
+
+        leases(self, NOW).removeStale(fake, pool(), HOST, BASE);
+
+        assertThat(fake.volumeNames(HOST.pool())).doesNotContain(LEASE);
+    }
+
+    @Test
+    void aCreateThatFindsTheBaseCompleteRemovesAnExpiredLease() {
+        FetchLeases.Held held = leases(ELSEWHERE, NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
+
+        leases(LeaseHolder.current(), held.lease().expires()).removeStale(fake, pool(), HOST, BASE);
+
+        assertThat(fake.volumeNames(HOST.pool())).doesNotContain(LEASE);
+    }
+
+    @Test
+    void aCreateThatFindsTheBaseCompleteLeavesALiveOrUnwrittenLeaseAlone() {
+        leases(ELSEWHERE, NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
+        fake.putVolume(HOST.pool(), "other.base.qcow2.lease", new byte[0]);
+        byte[] live = fake.volume(HOST.pool(), LEASE).content.clone();
+
+        FetchLeases self = leases(LeaseHolder.current(), NOW.plusSeconds(60));
+        self.removeStale(fake, pool(), HOST, BASE);
+        self.removeStale(fake, pool(), HOST, "other.base.qcow2");
+        self.removeStale(fake, pool(), HOST, "absent.base.qcow2");
+
+        assertThat(fake.volumeNames(HOST.pool())).contains(LEASE, "other.base.qcow2.lease");
+        assertThat(fake.volume(HOST.pool(), LEASE).content).isEqualTo(live);
+    }
+
+    @Test
     void theLeaseVolumeIsNamedAfterTheBaseWithASuffixNoOtherVolumeHas() {
         assertThat(FetchLeases.volumeName(BASE)).isEqualTo(LEASE);
     }

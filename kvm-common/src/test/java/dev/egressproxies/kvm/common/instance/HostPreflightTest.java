@@ -30,8 +30,11 @@ class HostPreflightTest {
         assertThat(checks).extracting(PreflightCheck::name).containsExactly(
                 "SSH and libvirt on host host-1 (root@127.0.0.1:2222)", "storage pool egress-test on host host-1",
                 "SSH and libvirt on host host-2 (root@127.0.0.1:2222)", "storage pool egress-test on host host-2",
-                "machine types", "images");
+                "machine types", "images",
+                "unused base images in pool egress-test on host host-1", "fetch leases in pool egress-test on host host-1",
+                "unused base images in pool egress-test on host host-2", "fetch leases in pool egress-test on host host-2");
         assertThat(checks).allMatch(PreflightCheck::passed);
+        assertThat(checks).noneMatch(PreflightCheck::warning);
         assertThat(checks.get(0).detail()).isEqualTo("libvirt 9.0.0 (QEMU) on host-1");
         assertThat(checks.get(1).detail()).isEqualTo("running, 100.0 GiB of 100.0 GiB available");
         assertThat(checks.get(4).detail()).isEqualTo("small (1 vCPU, 512 MiB), large (4 vCPUs, 4096 MiB)");

@@ -68,6 +68,16 @@ final class PresetBaseImages implements BaseImageStrategy<PresetBaseImages.Image
         return List.of(PreflightCheck.passed("images", String.join(", ", images.keySet())));
     }
 
+    @Override
+    public boolean isBaseVolume(String volume) {
+        return volume.matches("[^+]+\\.base\\.(qcow2|raw)");
+    }
+
+    @Override
+    public String markerOf(String base) {
+        return base + ".complete";
+    }
+
     /** How often a base volume was made. */
     int ensures() {
         return ensures.get();

@@ -447,6 +447,18 @@ public final class FakeLibvirtHost implements LibvirtHost {
     }
 
     @Override
+    public synchronized List<String> listVolumeNames(StoragePool pool) {
+        enter("listVolumeNames");
+        return List.copyOf(requirePool(pool).keySet());
+    }
+
+    @Override
+    public synchronized String volumeXml(StorageVolume handle) {
+        enter("volumeXml");
+        return requireVolume(handle).xml;
+    }
+
+    @Override
     public StorageVolume createVolume(StoragePool pool, String xml) {
         StorageVolume created;
         synchronized (this) {

@@ -54,6 +54,20 @@ class VolumeXmlTest {
     }
 
     @Test
+    void backingPathIsReadFromWhatLibvirtDescribes() {
+        String libvirtOverlay = "<volume type='file'><name>e+vm-1.qcow2</name><key>/pool/e+vm-1.qcow2</key>"
+                + "<capacity unit='bytes'>10737418240</capacity><target><path>/pool/e+vm-1.qcow2</path>"
+                + "<format type='qcow2'/></target><backingStore><path>/pool/debian.0123456789abcdef.base.qcow2</path>"
+                + "<format type='qcow2'/></backingStore></volume>";
+
+        assertThat(VolumeXml.backingPath(libvirtOverlay)).contains("/pool/debian.0123456789abcdef.base.qcow2");
+        assertThat(VolumeXml.backingPath(VolumeXml.overlay("vm-1.qcow2", 1, "/pool/b.raw", DiskFormat.RAW)))
+                .contains("/pool/b.raw");
+        assertThat(VolumeXml.backingPath(VolumeXml.raw("seed.iso", 1))).isEmpty();
+        assertThat(VolumeXml.backingPath("<volume><backingStore/></volume>")).isEmpty();
+    }
+
+    @Test
     void refusesWhatCannotBeAVolume() {
         assertThatThrownBy(() -> VolumeXml.raw("v", 0)).hasMessageContaining("must be positive");
         assertThatThrownBy(() -> VolumeXml.overlay("v", -1, "/b", DiskFormat.QCOW2)).hasMessageContaining("GiB");

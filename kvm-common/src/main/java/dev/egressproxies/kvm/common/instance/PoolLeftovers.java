@@ -1,0 +1,187 @@
+package dev.egressproxies.kvm.common.instance;
+
+import dev.egressproxies.api.PreflightCheck;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
+import dev.egressproxies.kvm.common.libvirt.StoragePool;
+import dev.egressproxies.kvm.common.libvirt.StorageVolume;
+import dev.egressproxies.kvm.common.xml.VolumeXml;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a backend's base images leave in a host's pool that may need an operator, found without
+ * changing anything: base volumes no overlay in the pool backs on (a base stays when the source of
+ * its image changes, for the VMs still backing on it, and nothing removes it once they are gone),
+ * and fetch leases ({@code BASE.lease}) still present. Neither keeps the entry from working, so
+ * {@code check} reports both as warnings that name the {@code virsh vol-delete} commands, and a
+ * delete logs the leases left.
+ *
+ * <p>An overlay's base is read from its volume XML (its backing store's path), for every volume
+ * of the pool that is not a base, a marker or a lease, whoever made it: a VM someone built by hand
+ * on a cached base keeps that base in use too.
+ */
+final class PoolLeftovers {
+    private static final Logger LOG = LoggerFactory.getLogger(PoolLeftovers.class);
+
+    private final BaseImageStrategy<?> images;
+    private final FetchLeases leases;
+
+    /** Finds the leftovers of {@code images}' bases, judging leases as {@code leases} does. */
+    PoolLeftovers(BaseImageStrategy<?> images, FetchLeases leases) {
+        this.images = images;
+        this.leases = leases;
+    }
+
+    /** The unused-base and lease checks of every host of the entry, in host order. */
+    List<PreflightCheck> preflight(List<HostSettings> hosts, HostCaller caller, Call call) {
+        List<PreflightCheck> checks = new ArrayList<>();
+        for (HostSettings host : hosts) {
+            String where = " in pool " + host.pool() + " on host " + host.name();
+            Optional<Inventory> inventory;
+            try {
+                inventory = caller.call(host, call, libvirt -> inventory(libvirt, host));
+            } catch (ProviderException failure) {
+                // A warning only: what keeps the host from working fails its connection or pool check.
+                checks.add(PreflightCheck.warning("unused base images and fetch leases" + where,
+                        "not checked: " + failure.detail()));
+                continue;
+            }
+            // A missing or stopped pool is the pool check's to report.
+            inventory.ifPresent(found -> {
+                checks.add(unusedBasesCheck(host, found, "unused base images" + where));
+                checks.add(leasesCheck(host, found, "fetch leases" + where));
+            });
+        }
+        return checks;
+    }
+
+    /** Logs a warning for each fetch lease of this backend's bases still in the pool but stale; changes nothing. */
+    void warnAboutLeases(LibvirtHost libvirt, StoragePool pool, HostSettings host) {
+        for (String name : leaseNames(LibvirtSteps.step("listing the volumes of storage pool " + host.pool(),
+                () -> libvirt.listVolumeNames(pool)))) {
+            // One still being written (no whole lease yet) is most likely a fetch starting right now.
+            Optional<String> stale = FetchLeases.readLease(libvirt, pool, name).flatMap(leases::staleness);
+            stale.ifPresent(why -> LOG.warn("the fetch lease {} is left in storage pool {} on host {} ({}); the next"
+                    + " create of its image removes it, or remove it when no create runs: virsh vol-delete --pool {}"
+                    + " {}", name, host.pool(), host.name(), why, host.pool(), name));
+        }
+    }
+
+    private Optional<Inventory> inventory(LibvirtHost libvirt, HostSettings host) {
+        Optional<StoragePool> pool = LibvirtSteps.step("looking up storage pool " + host.pool(),
+                () -> libvirt.lookupPool(host.pool()));
+        if (pool.isEmpty() || !LibvirtSteps.step("reading storage pool " + host.pool(),
+                () -> libvirt.poolInfo(pool.get())).running()) {
+            return Optional.empty();
+        }
+        List<String> names = LibvirtSteps.step("listing the volumes of storage pool " + host.pool(),
+                () -> libvirt.listVolumeNames(pool.get()));
+        List<String> bases = names.stream().filter(images::isBaseVolume).sorted().toList();
+        Set<String> markers = bases.stream().map(images::markerOf).collect(Collectors.toSet());
+        List<String> leaseNames = leaseNames(names);
+        Set<String> backings = new HashSet<>();
+        for (String name : names) {
+            if (!bases.contains(name) && !markers.contains(name) && !leaseNames.contains(name)) {
+                backingPath(libvirt, pool.get(), name).ifPresent(backings::add);
+            }
+        }
+        List<String> unused = new ArrayList<>();
+        for (String base : bases) {
+            lookup(libvirt, pool.get(), base).filter(volume -> !backings.contains(volume.path()))
+                    .ifPresent(volume -> unused.add(base));
+        }
+        List<LeaseFound> found = new ArrayList<>();
+        for (String name : leaseNames) {
+            Optional<FetchLease> lease = FetchLeases.readLease(libvirt, pool.get(), name);
+            found.add(new LeaseFound(name, lease, lease.flatMap(leases::staleness)));
+        }
+        return Optional.of(new Inventory(bases.size(), unused, found));
+    }
+
+    private List<String> leaseNames(List<String> names) {
+        String suffix = FetchLeases.volumeName("");
+        return names.stream().filter(name -> name.endsWith(suffix)
+                && images.isBaseVolume(name.substring(0, name.length() - suffix.length()))).sorted().toList();
+    }
+
+    private PreflightCheck unusedBasesCheck(HostSettings host, Inventory inventory, String name) {
+        if (inventory.unused().isEmpty()) {
+            return PreflightCheck.passed(name, inventory.bases() == 0 ? "none: no base image is cached"
+                    : "none: an overlay backs on each of the " + inventory.bases() + " cached base images");
+        }
+        String commands = inventory.unused().stream()
+                .map(base -> "'virsh vol-delete --pool " + host.pool() + " " + base + "' and 'virsh vol-delete --pool "
+                        + host.pool() + " " + images.markerOf(base) + "'")
+                .collect(Collectors.joining("; "));
+        return PreflightCheck.warning(name, inventory.unused().size() + " of " + inventory.bases() + " cached base"
+                + " images have no overlay backing on them: " + String.join(", ", inventory.unused()) + ". They stay"
+                + " until removed (a base is never replaced, only superseded when its image's source changes). A"
+                + " create of their image would use them again; to free the space, remove each with its marker"
+                + " while no create runs: " + commands);
+    }
+
+    private static PreflightCheck leasesCheck(HostSettings host, Inventory inventory, String name) {
+        if (inventory.leases().isEmpty()) {
+            return PreflightCheck.passed(name, "none left");
+        }
+        String found = inventory.leases().stream().map(lease -> lease.describe(host.pool()))
+                .collect(Collectors.joining("; "));
+        return PreflightCheck.warning(name, found);
+    }
+
+    private static Optional<String> backingPath(LibvirtHost libvirt, StoragePool pool, String name) {
+        Optional<StorageVolume> volume = lookup(libvirt, pool, name);
+        if (volume.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return VolumeXml.backingPath(LibvirtSteps.step("reading the XML of volume " + name,
+                    () -> libvirt.volumeXml(volume.get())));
+        } catch (LibvirtException vanished) {
+            if (vanished.is(LibvirtErrorCode.NO_STORAGE_VOLUME)) {
+                return Optional.empty();
+            }
+            throw vanished;
+        } catch (IllegalArgumentException unreadable) {
+            LOG.debug("the XML of volume {} is unreadable, so its backing store is unknown: {}", name,
+                    unreadable.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<StorageVolume> lookup(LibvirtHost libvirt, StoragePool pool, String name) {
+        return LibvirtSteps.step("looking up volume " + name, () -> libvirt.lookupVolume(pool, name));
+    }
+
+    /** What one pool holds: how many bases, those nothing backs on, and the leases. */
+    private record Inventory(int bases, List<String> unused, List<LeaseFound> leases) {
+    }
+
+    /** A lease volume found: its lease when whole, and why it is stale, if it is. */
+    private record LeaseFound(String name, Optional<FetchLease> lease, Optional<String> stale) {
+        String describe(String pool) {
+            String remove = "remove it with 'virsh vol-delete --pool " + pool + " " + name + "'";
+            if (lease.isEmpty()) {
+                return name + " holds no whole lease (being written right now, or left empty by a crash); the next"
+                        + " fetch of its image takes it over, or, when no create runs, " + remove;
+            }
+            if (stale.isPresent()) {
+                return name + " of " + lease.get().holder().describe() + " is stale (" + stale.get() + "); the next"
+                        + " create of its image removes it, or " + remove;
+            }
+            return name + " is held by " + lease.get().holder().describe() + " until " + lease.get().expires()
+                    + ": a fetch of its image is under way (or its holder died on another machine; it is stale"
+                    + " then); if no create runs, " + remove;
+        }
+    }
+}
