@@ -65,7 +65,9 @@ public record CreateRequest(String name, String uid, Placement placement, String
 
     private String problem() {
         if (!DNS_LABEL.matcher(name).matches()) {
-            return "name '" + name + "' is not a DNS label: use 1 to 63 characters of a-z, 0-9 and '-',"
+            // A name too long to be a label is not repeated: the error's context shows it already.
+            String named = name.length() > 63 ? "name of " + name.length() + " characters" : "name '" + name + "'";
+            return named + " is not a DNS label: use 1 to 63 characters of a-z, 0-9 and '-',"
                     + " starting and ending with a letter or digit";
         }
         if (uid.isEmpty()) {

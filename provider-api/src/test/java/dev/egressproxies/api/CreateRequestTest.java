@@ -31,6 +31,19 @@ class CreateRequestTest {
     }
 
     @Test
+    void aLongNameAppearsOnceInTheMessage() {
+        String name = "n".repeat(200);
+
+        assertThatThrownBy(() -> new CreateRequest(name, "uid-1", PLACEMENT, "").validate("fake"))
+                .isInstanceOfSatisfying(ProviderException.class, e -> {
+                    org.assertj.core.api.Assertions.assertThat(e.instanceId()).isEqualTo(name);
+                    org.assertj.core.api.Assertions.assertThat(e.getMessage().split(name, -1)).hasSize(2);
+                    org.assertj.core.api.Assertions.assertThat(e.detail())
+                            .startsWith("name of 200 characters is not a DNS label: use 1 to 63 characters");
+                });
+    }
+
+    @Test
     void rejectsAnEmptyUid() {
         assertThatThrownBy(() -> new CreateRequest("proxy", null, PLACEMENT, "").validate("fake"))
                 .isInstanceOf(ProviderException.class)

@@ -54,8 +54,10 @@ public final class KvmProvider extends EngineProvider {
         HostCaller hosts = new HostCaller(Objects.requireNonNull(connections, "connections"));
         // No transfer budget of its own (kvm has no such setting): the caller's deadline bounds a download.
         BaseVolumeFetch fetch = new BaseVolumeFetch(
-                new ImageFetcher(context.httpClient(), context.progress(), TransferBudget.none()));
-        KvmBaseImages images = new KvmBaseImages(entry, config, hosts, fetch, new ImageSizeProbe(context.httpClient()));
+                new ImageFetcher(context.httpClient(), context.progress(), TransferBudget.none(),
+                        config.imageIdleTimeout()));
+        KvmBaseImages images = new KvmBaseImages(entry, config, hosts, fetch,
+                new ImageSizeProbe(context.httpClient(), config.imageIdleTimeout()));
         Map<String, MachineSize> sizes = new LinkedHashMap<>();
         config.machineTypes().forEach((name, type) -> sizes.put(name, type.size()));
         EntrySettings settings = new EntrySettings(entry, config.hosts().stream().map(KvmHost::settings).toList(),

@@ -32,7 +32,7 @@ class KvmConfigTest {
 
     @Test
     void absentSettingsGetTheirDefaults() {
-        KvmConfig config = new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, KEY, KNOWN_HOSTS, null, null, null);
+        KvmConfig config = new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, KEY, KNOWN_HOSTS, null, null, null, null);
 
         assertThat(config.diskSizeGb()).isEqualTo(10);
         assertThat(config.vendorData()).isEqualTo(NoCloudSeed.DEFAULT_VENDOR_DATA);
@@ -47,7 +47,7 @@ class KvmConfigTest {
 
     @Test
     void anEmptyVendorDataStaysEmpty() {
-        KvmConfig config = new KvmConfig(List.of(HOST), TYPES, IMAGES, null, "", KEY, KNOWN_HOSTS, null, null, null);
+        KvmConfig config = new KvmConfig(List.of(HOST), TYPES, IMAGES, null, "", KEY, KNOWN_HOSTS, null, null, null, null);
 
         assertThat(config.vendorData()).isEmpty();
     }
@@ -97,16 +97,16 @@ class KvmConfigTest {
 
     @Test
     void hostsAreRequired() {
-        assertRejected(() -> new KvmConfig(null, TYPES, IMAGES, null, null, KEY, KNOWN_HOSTS, null, null, null),
+        assertRejected(() -> new KvmConfig(null, TYPES, IMAGES, null, null, KEY, KNOWN_HOSTS, null, null, null, null),
                 "hosts: at least one host is required");
-        assertRejected(() -> new KvmConfig(List.of(), TYPES, IMAGES, null, null, KEY, KNOWN_HOSTS, null, null, null),
+        assertRejected(() -> new KvmConfig(List.of(), TYPES, IMAGES, null, null, KEY, KNOWN_HOSTS, null, null, null, null),
                 "hosts: at least one host is required");
     }
 
     @Test
     void hostNamesAreUnique() {
         assertRejected(() -> new KvmConfig(List.of(HOST, KvmHost.of("host-1", "10.0.0.6", "br0")), TYPES, IMAGES, null,
-                null, KEY, KNOWN_HOSTS, null, null, null), "hosts: the name 'host-1' is used twice");
+                null, KEY, KNOWN_HOSTS, null, null, null, null), "hosts: the name 'host-1' is used twice");
     }
 
     @ParameterizedTest
@@ -141,11 +141,11 @@ class KvmConfigTest {
     @Test
     void machineTypesAndImagesAreRequiredAndChecked() {
         assertRejected(() -> new KvmConfig(List.of(HOST), Map.of(), IMAGES, null, null, KEY, KNOWN_HOSTS, null, null,
-                null), "machineTypes: at least one is required");
-        assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, null, null, null, KEY, KNOWN_HOSTS, null, null, null),
+                null, null), "machineTypes: at least one is required");
+        assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, null, null, null, KEY, KNOWN_HOSTS, null, null, null, null),
                 "images: at least one is required");
         assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, Map.of("debian/12", IMAGES.get("debian-12")), null,
-                null, KEY, KNOWN_HOSTS, null, null, null), "images: the name 'debian/12' is not valid");
+                null, KEY, KNOWN_HOSTS, null, null, null, null), "images: the name 'debian/12' is not valid");
         assertRejected(() -> new MachineType(0, 512), "vcpus: 0 is out of range");
         assertRejected(() -> new MachineType(1, 0), "memoryMiB: 0 is not positive");
         assertRejected(() -> new KvmImage("ftp://example.org/d.qcow2", null), "url: 'ftp://example.org/d.qcow2' is not"
@@ -159,22 +159,22 @@ class KvmConfigTest {
     @Test
     void sshSettingsAreChecked() {
         assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, null, KNOWN_HOSTS, null, null,
-                null), "sshKeyFile: required");
-        assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, KEY, null, null, null, null),
+                null, null), "sshKeyFile: required");
+        assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, KEY, null, null, null, null, null),
                 "knownHostsFile: required");
         assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, KEY, KNOWN_HOSTS, true, null,
-                null), "knownHostsFile: set together with insecureIgnoreHostKey");
-        assertThat(new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, KEY, null, true, null, null)
+                null, null), "knownHostsFile: set together with insecureIgnoreHostKey");
+        assertThat(new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, KEY, null, true, null, null, null)
                 .insecureIgnoreHostKey()).isTrue();
         assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, KEY, KNOWN_HOSTS, null,
-                Duration.ZERO, null), "handshakeTimeout: PT0S is not positive");
+                Duration.ZERO, null, null), "handshakeTimeout: PT0S is not positive");
         assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, IMAGES, null, null, KEY, KNOWN_HOSTS, null, null,
-                Duration.ofSeconds(-1)), "keepaliveInterval: ");
+                Duration.ofSeconds(-1), null), "keepaliveInterval: ");
     }
 
     @Test
     void diskSizeIsChecked() {
-        assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, IMAGES, 0, null, KEY, KNOWN_HOSTS, null, null, null),
+        assertRejected(() -> new KvmConfig(List.of(HOST), TYPES, IMAGES, 0, null, KEY, KNOWN_HOSTS, null, null, null, null),
                 "diskSizeGb: 0 is out of range");
     }
 

@@ -40,6 +40,6 @@ class ProductionHostConnectionsTest {
     private static KvmConfig config(Path knownHosts, Boolean insecure) {
         return new KvmConfig(List.of(HOST), Map.of("small", new MachineType(1, 512)),
                 Map.of("debian-12", new KvmImage("https://example.org/d.qcow2", null)), null, null,
-                Path.of("/etc/egress/id"), knownHosts, insecure, Duration.ofSeconds(7), Duration.ofSeconds(3));
+                Path.of("/etc/egress/id"), knownHosts, insecure, Duration.ofSeconds(7), Duration.ofSeconds(3), null);
     }
 }

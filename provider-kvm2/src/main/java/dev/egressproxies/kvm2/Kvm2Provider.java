@@ -72,10 +72,11 @@ public final class Kvm2Provider extends EngineProvider {
                 Optional.of(config.rpcBudget()));
         BaseImageDiscard discard = new BaseImageDiscard(hosts, config.rpcBudget());
         BaseImageTransfer transfer = new BaseImageTransfer(
-                new ImageFetcher(context.httpClient(), context.progress(), TransferBudget.of(config.transferBudget())),
+                new ImageFetcher(context.httpClient(), context.progress(), TransferBudget.of(config.transferBudget()),
+                        config.imageIdleTimeout()),
                 () -> new CachingHostConnections(dialer, dialTimeout), config.transferBudget(), discard);
         DigestPinnedImages images = new DigestPinnedImages(new ImageCatalogue(entry, config.images()), hosts,
-                new ImageSizeProbe(context.httpClient()), config.rpcBudget(), new PoolSpace(config.diskSizeGb()),
+                new ImageSizeProbe(context.httpClient(), config.imageIdleTimeout()), config.rpcBudget(), new PoolSpace(config.diskSizeGb()),
                 transfer, discard, telemetry);
         EntrySettings settings = new EntrySettings(entry, config.hosts(), config.machineTypes(), config.diskSizeGb(),
                 config.vendorData());

@@ -77,6 +77,7 @@ class Kvm2ConfigTest {
                     keepaliveInterval: 5s
                     rpcBudget: 45s
                     transferBudget: 30m
+                    imageIdleTimeout: 45s
                 """.formatted(DIGEST.toUpperCase()));
 
         Kvm2Config config = bound.get();
@@ -97,6 +98,7 @@ class Kvm2ConfigTest {
         assertThat(config.diskSizeGb()).isEqualTo(20);
         assertThat(config.rpcBudget()).isEqualTo(Duration.ofSeconds(45));
         assertThat(config.transferBudget()).isEqualTo(Duration.ofMinutes(30));
+        assertThat(config.imageIdleTimeout()).isEqualTo(Duration.ofSeconds(45));
         assertThat(config.sshAccess().dialTimeout()).isEqualTo(Duration.ofSeconds(20));
     }
 
@@ -117,6 +119,7 @@ class Kvm2ConfigTest {
         assertThat(config.diskSizeGb()).isEqualTo(10);
         assertThat(config.rpcBudget()).isEqualTo(Kvm2Config.DEFAULT_RPC_BUDGET);
         assertThat(config.transferBudget()).isEqualTo(Kvm2Config.DEFAULT_TRANSFER_BUDGET);
+        assertThat(config.imageIdleTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.hosts().get(0).uefiLoader()).isEqualTo(HostSettings.DEFAULT_UEFI_LOADER);
     }
 
@@ -150,10 +153,32 @@ class Kvm2ConfigTest {
     }
 
     @Test
+    void aDigestOfDigitsOnlyLeftUnquotedIsReadAsANumberAndTheMessageSaysToQuoteIt() {
+        // YAML 1.1 reads leading zeros as an octal number: 64 zeros become 0.
+        String digits = "0".repeat(64);
+
+        assertThat(problems("""
+                providers:
+                  - name: kvm2-a
+                    type: kvm2
+                    hosts: [{name: host-1, address: 10.0.0.5, bridge: br0}]
+                    machineTypes: {small: {vcpus: 1, memoryMiB: 512}}
+                    images: {debian-12: {url: "https://example.org/d.qcow2", sha256: %s}}
+                    sshKeyFile: /k
+                    knownHostsFile: /h
+                """.formatted(digits))).singleElement().asString()
+                .contains("sha256: '0' is not 64 hex digits", "read as a number when unquoted: write it in quotes");
+        assertThatThrownBy(() -> image("https://example.org/d.qcow2", "0", null, null, null))
+                .hasMessageContaining("write it in quotes");
+        assertThatThrownBy(() -> image("https://example.org/d.qcow2", "abc", null, null, null))
+                .hasMessageNotContaining("quotes");
+    }
+
+    @Test
     void budgetsMustBePositive() {
         assertThatThrownBy(() -> new Kvm2Config(List.of(HostSettings.of("h", "a", "br0")),
                 Map.of("small", new MachineSize(1, 512)), null, null, null, Path.of("/k"), Path.of("/h"), null, null,
-                null, Duration.ZERO, null)).hasMessageStartingWith("rpcBudget: PT0S is not positive");
+                null, Duration.ZERO, null, null)).hasMessageStartingWith("rpcBudget: PT0S is not positive");
     }
 
     @Test

@@ -76,7 +76,7 @@ class Kvm2LocalStackIT {
         images.put("pinned-wrong", new CatalogueImage(server.url("/stack.qcow2"), null, "0".repeat(64), null, null,
                 null, "bios"));
         Kvm2Config config = new Kvm2Config(List.of(host), Map.of("small", new MachineSize(1, 256)), images, 1, null,
-                Path.of("/unused/id_ed25519"), null, true, null, null, Duration.ofSeconds(60), Duration.ofMinutes(2));
+                Path.of("/unused/id_ed25519"), null, true, null, null, Duration.ofSeconds(60), Duration.ofMinutes(2), null);
         provider = new Kvm2Provider(entry, config, new TestProviderContext(), new LocalSocketDialer());
         for (String key : images.keySet()) {
             String base = base(key);

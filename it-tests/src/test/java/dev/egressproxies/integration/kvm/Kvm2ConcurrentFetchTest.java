@@ -65,9 +65,10 @@ class Kvm2ConcurrentFetchTest {
             names = new Kvm2CrashConsistencyTest.Names(token, server.url(IMAGE_PATH));
             server.serveInTwoParts(IMAGE_PATH, image, image.length / 2, release);
             Path config = temporary.resolve("config.yaml");
+            // The body pauses on purpose while other processes start; the idle limit must outlast that.
             Files.writeString(config, KvmTestConfig.kvm2().entry(names.entry()).catalogueImage(IMAGE_KEY,
                     "{url: " + KvmTestConfig.quoted(server.url(IMAGE_PATH)) + ", sha256: " + sha256
-                            + ", firmware: bios}").yaml());
+                            + ", firmware: bios}").setting("imageIdleTimeout", "3m").yaml());
 
             Optional<String> refused;
             try (ChildJvm first = ChildJvm.start(Kvm2CreateMain.class, temporary.resolve("first.log"),

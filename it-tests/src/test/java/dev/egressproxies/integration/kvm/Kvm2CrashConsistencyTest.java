@@ -189,9 +189,10 @@ class Kvm2CrashConsistencyTest {
             }
             names = new Names(token, server.url(IMAGE_PATH));
             Path config = temporary.resolve("config.yaml");
+            // The body stalls on purpose until the create is killed; the idle limit must outlast that.
             Files.writeString(config, KvmTestConfig.kvm2().entry(names.entry()).catalogueImage(IMAGE_KEY,
                     "{url: " + KvmTestConfig.quoted(server.url(IMAGE_PATH)) + ", sha256: " + sha256
-                            + ", firmware: bios}").yaml());
+                            + ", firmware: bios}").setting("imageIdleTimeout", "3m").yaml());
 
             String atKill = killAt(point, config, stalled, image.length);
 

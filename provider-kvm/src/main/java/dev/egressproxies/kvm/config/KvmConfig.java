@@ -2,6 +2,7 @@ package dev.egressproxies.kvm.config;
 
 import dev.egressproxies.kvm.common.config.ConfigChecks;
 import dev.egressproxies.kvm.common.config.SshAccess;
+import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.seed.NoCloudSeed;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +30,7 @@ import java.util.Optional;
  *     insecureIgnoreHostKey: false        # default false; true accepts any host key (test machines only)
  *     handshakeTimeout: 30s               # default 30s
  *     keepaliveInterval: 15s              # default 15s
+ *     imageIdleTimeout: 30s               # default 30s: the longest an image server may stay silent
  * }</pre>
  *
  * @param hosts                 the hypervisors; their names are the zones, unique within the entry
@@ -45,10 +47,14 @@ import java.util.Optional;
  *                              machines only, and mutually exclusive with knownHostsFile
  * @param handshakeTimeout      the limit for connecting and logging in to a host
  * @param keepaliveInterval     how often an idle connection is probed, so a dead link is noticed
+ * @param imageIdleTimeout      the longest an image server may stay silent: before the response
+ *                              headers of a HEAD or GET, and between bytes of the body; within the
+ *                              caller's deadline
  */
 public record KvmConfig(List<KvmHost> hosts, Map<String, MachineType> machineTypes, Map<String, KvmImage> images,
                         Integer diskSizeGb, String vendorData, Path sshKeyFile, Path knownHostsFile,
-                        Boolean insecureIgnoreHostKey, Duration handshakeTimeout, Duration keepaliveInterval) {
+                        Boolean insecureIgnoreHostKey, Duration handshakeTimeout, Duration keepaliveInterval,
+                        Duration imageIdleTimeout) {
 
     /** Each VM's disk size unless configured, in GiB. */
     public static final int DEFAULT_DISK_SIZE_GB = ConfigChecks.DEFAULT_DISK_SIZE_GB;
@@ -72,6 +78,7 @@ public record KvmConfig(List<KvmHost> hosts, Map<String, MachineType> machineTyp
         insecureIgnoreHostKey = ssh.insecureIgnoreHostKey();
         handshakeTimeout = ssh.handshakeTimeout();
         keepaliveInterval = ssh.keepaliveInterval();
+        imageIdleTimeout = ConfigChecks.positive("imageIdleTimeout", imageIdleTimeout, ImageFetcher.DEFAULT_IDLE_LIMIT);
     }
 
     /** The host of that name, if configured. */

@@ -47,6 +47,13 @@ public record CatalogueImage(String url, String format, String sha256, String co
     public static final String FIRMWARE_BIOS = "bios";
 
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
+    /**
+     * What a digest becomes when YAML reads it unquoted as a number: one of only digits (leading
+     * zeros dropped, or just {@code 0}), or of digits and one {@code e} (a float in exponent form).
+     */
+    private static final Pattern READ_AS_NUMBER = Pattern.compile("[-+]?[0-9.]*(e[-+]?[0-9]+)?|[-+]?(infinity|nan)");
+    private static final String QUOTE_IT = ". A digest without letters a-f (or with a single e) is read as a number"
+            + " when unquoted: write it in quotes, sha256: \"...\"";
     private static final String EXAMPLE_URL =
             "https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2";
 
@@ -58,7 +65,8 @@ public record CatalogueImage(String url, String format, String sha256, String co
             sha256 = sha256.strip().toLowerCase(Locale.ROOT);
             if (!SHA256.matcher(sha256).matches()) {
                 throw new IllegalArgumentException("sha256: '" + sha256 + "' is not 64 hex digits; give what"
-                        + " 'sha256sum' prints for the file as published (before decompression)");
+                        + " 'sha256sum' prints for the file as published (before decompression)"
+                        + (READ_AS_NUMBER.matcher(sha256).matches() ? QUOTE_IT : ""));
             }
         }
         if (compression != null) {

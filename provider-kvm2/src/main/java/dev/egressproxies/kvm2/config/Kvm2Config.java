@@ -4,6 +4,7 @@ import dev.egressproxies.kvm.common.config.ConfigChecks;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.config.SshAccess;
+import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.seed.NoCloudSeed;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,6 +34,7 @@ import java.util.Map;
  *     keepaliveInterval: 15s              # default 15s
  *     rpcBudget: 2m                       # default 2m: the longest one round of libvirt calls may take
  *     transferBudget: 20m                 # default 20m: the longest one image fetch may take
+ *     imageIdleTimeout: 30s               # default 30s: the longest an image server may stay silent
  * }</pre>
  *
  * @param hosts                 the hypervisors; their names are the zones, unique within the entry
@@ -51,11 +53,15 @@ import java.util.Map;
  *                              probe), within the caller's deadline
  * @param transferBudget        the time limit of one image fetch into a host's pool, within the
  *                              caller's deadline; the HTTP body must end a little before it
+ * @param imageIdleTimeout      the longest an image server may stay silent: before the response
+ *                              headers of a HEAD or GET, and between bytes of the body; within the
+ *                              caller's deadline
  */
 public record Kvm2Config(List<HostSettings> hosts, Map<String, MachineSize> machineTypes,
                          Map<String, CatalogueImage> images, Integer diskSizeGb, String vendorData, Path sshKeyFile,
                          Path knownHostsFile, Boolean insecureIgnoreHostKey, Duration handshakeTimeout,
-                         Duration keepaliveInterval, Duration rpcBudget, Duration transferBudget) {
+                         Duration keepaliveInterval, Duration rpcBudget, Duration transferBudget,
+                         Duration imageIdleTimeout) {
 
     /** Long enough for a loaded host's round of calls, dial included; short enough that a hung one is noticed. */
     public static final Duration DEFAULT_RPC_BUDGET = Duration.ofMinutes(2);
@@ -78,6 +84,7 @@ public record Kvm2Config(List<HostSettings> hosts, Map<String, MachineSize> mach
         keepaliveInterval = ssh.keepaliveInterval();
         rpcBudget = ConfigChecks.positive("rpcBudget", rpcBudget, DEFAULT_RPC_BUDGET);
         transferBudget = ConfigChecks.positive("transferBudget", transferBudget, DEFAULT_TRANSFER_BUDGET);
+        imageIdleTimeout = ConfigChecks.positive("imageIdleTimeout", imageIdleTimeout, ImageFetcher.DEFAULT_IDLE_LIMIT);
     }
 
     /** How the entry logs in to its hosts, as kvm-common's SSH tunnel takes it. */

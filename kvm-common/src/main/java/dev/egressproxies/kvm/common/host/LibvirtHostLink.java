@@ -7,6 +7,7 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.LibvirtJavaHost;
 import dev.egressproxies.kvm.common.libvirt.LibvirtUris;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -48,8 +49,10 @@ public final class LibvirtHostLink implements HostLink {
             libvirt = LibvirtJavaHost.connect(LibvirtUris.systemThroughSocket(transport.socketPath()));
         } catch (LibvirtException e) {
             watchdog.disarm();
+            // Asked before closing: a transport closed by this link no longer knows it was lost.
+            HostCallException failure = connectFailure(host, transport, e, watchdog.fired());
             transport.close();
-            throw connectFailure(host, e, watchdog.fired());
+            throw failure;
         } catch (IllegalStateException e) {
             watchdog.disarm();
             transport.close();
@@ -58,7 +61,7 @@ public final class LibvirtHostLink implements HostLink {
         if (!watchdog.disarm()) {
             // The deadline passed just as the connection opened; the transport under it is gone.
             libvirt.close();
-            throw connectFailure(host, null, true);
+            throw connectFailure(host, transport, null, true);
         }
         return new LibvirtHostLink(host, transport, libvirt);
     }
@@ -91,8 +94,15 @@ public final class LibvirtHostLink implements HostLink {
         return "LibvirtHostLink[" + host.name() + " via " + transport.socketPath() + "]";
     }
 
-    private static HostCallException connectFailure(HostEndpoint host, LibvirtException cause, boolean timedOut) {
+    private static HostCallException connectFailure(HostEndpoint host, LibvirtTransport transport,
+                                                    LibvirtException cause, boolean timedOut) {
         String where = "libvirt on host " + host.name() + " (" + host.address() + ", socket " + host.socket() + ")";
+        Optional<String> lost = timedOut ? Optional.empty() : transport.lossReason();
+        if (lost.isPresent()) {
+            // The daemon was never reached: what broke is the link to the host, not libvirtd.
+            return new HostCallException(HostCallException.Reason.UNREACHABLE, host.name(), "connecting to " + where
+                    + " failed: " + lost.get(), cause);
+        }
         if (timedOut) {
             return new HostCallException(HostCallException.Reason.UNREACHABLE, host.name(), where
                     + " did not answer within the time allowed for connecting; check that libvirtd (or virtqemud)"

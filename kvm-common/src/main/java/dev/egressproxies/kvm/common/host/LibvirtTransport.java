@@ -1,6 +1,7 @@
 package dev.egressproxies.kvm.common.host;
 
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * A local unix socket that reaches one host's libvirt daemon, through which {@link
@@ -18,6 +19,15 @@ public interface LibvirtTransport extends AutoCloseable {
 
     /** Whether the transport is still open (not closed, and its far side not known to be gone). */
     boolean isOpen();
+
+    /**
+     * Why the transport ended on its own, as a sentence naming what carries it (such as the SSH
+     * connection and its server), so a failure through it blames the right party; empty while it
+     * is open, after {@link #close()}, or when the transport cannot tell.
+     */
+    default Optional<String> lossReason() {
+        return Optional.empty();
+    }
 
     /**
      * Closes the socket and every connection through it. Callable from any thread, any number of

@@ -3,8 +3,10 @@ package dev.egressproxies.kvm.common.image;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
@@ -14,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An HTTP response body as an {@link InputStream} that a blocked read can leave: an interrupt of
@@ -22,7 +25,8 @@ import java.util.concurrent.LinkedBlockingQueue;
  *
  * <p>It replaces the JDK's {@code BodyHandlers.ofInputStream()}, whose read on Java 17 swallows
  * interrupts (it catches the interruption, clears the flag and waits on), so a fetch stuck on a
- * silent server could not be interrupted. Demand is {@value #LISTS_AHEAD} lists of buffers ahead of
+ * silent server could not be interrupted. A read also gives up when the server sends nothing for
+ * the idle limit: a response body takes no read timeout of its own. Demand is {@value #LISTS_AHEAD} lists of buffers ahead of
  * the reader, so memory stays at about a MiB of the client's buffers whatever the body's size.
  */
 final class BodyStream extends InputStream implements HttpResponse.BodySubscriber<BodyStream> {
@@ -40,6 +44,7 @@ final class BodyStream extends InputStream implements HttpResponse.BodySubscribe
 
     private final BlockingQueue<List<ByteBuffer>> arrived = new LinkedBlockingQueue<>();
     private final CompletableFuture<BodyStream> self = CompletableFuture.completedFuture(this);
+    private final long idleLimitNanos;
     private volatile Flow.Subscription subscription;
     private volatile Throwable failure;
     private volatile boolean closed;
@@ -47,9 +52,16 @@ final class BodyStream extends InputStream implements HttpResponse.BodySubscribe
     private ByteBuffer current = EMPTY;
     private boolean ended;
 
-    /** The body handler that makes one of these per response. */
-    static HttpResponse.BodyHandler<BodyStream> handler() {
-        return responseInfo -> new BodyStream();
+    /**
+     * The body handler that makes one of these per response; a read that waits {@code idleLimit}
+     * for the server's next bytes fails with a {@link SocketTimeoutException}.
+     */
+    static HttpResponse.BodyHandler<BodyStream> handler(Duration idleLimit) {
+        return responseInfo -> new BodyStream(idleLimit);
+    }
+
+    private BodyStream(Duration idleLimit) {
+        this.idleLimitNanos = idleLimit.toNanos();
     }
 
     @Override
@@ -148,9 +160,14 @@ final class BodyStream extends InputStream implements HttpResponse.BodySubscribe
         return current;
     }
 
-    private List<ByteBuffer> take() throws InterruptedIOException {
+    private List<ByteBuffer> take() throws IOException {
         try {
-            return arrived.take();
+            List<ByteBuffer> next = arrived.poll(idleLimitNanos, TimeUnit.NANOSECONDS);
+            if (next == null) {
+                throw new SocketTimeoutException("no bytes of the response body arrived for "
+                        + TimeUnit.NANOSECONDS.toMillis(idleLimitNanos) + " ms");
+            }
+            return next;
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
             InterruptedIOException thrown = new InterruptedIOException("interrupted while waiting for the response body");

@@ -27,6 +27,8 @@ public final class ImageFetchException extends RuntimeException {
         CONTENT_INVALID,
         /** The published bytes' sha256 is not the pinned one. */
         DIGEST_MISMATCH,
+        /** The server sent nothing (no response headers, or no byte of the body) for the idle limit. */
+        STALLED,
         /** The body did not end within the transfer budget. */
         TRANSFER_BUDGET,
         /** The caller's deadline passed. */

@@ -6,7 +6,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Fetches a published image over HTTP and streams it, decompressed and unpacked, into a consumer
@@ -20,9 +23,11 @@ import java.util.Objects;
  * write of bytes that fail the checks, because its read fails first.
  *
  * <p>Time: the body must end within the {@link TransferBudget}'s body limit and before the
- * caller's {@link Deadline}; a watchdog closes it when either passes, which also ends a body that
- * stalls. A read on an interrupted thread fails at once, and so does one blocked on the body when its
- * thread is interrupted.
+ * caller's {@link Deadline}; a watchdog closes it when either passes. A server that stays silent
+ * for the idle limit (no response headers, or no next byte of the body) fails the fetch TRANSIENT
+ * at once, naming the limit and the bytes that arrived; the limit never outlasts the deadline. A
+ * read on an interrupted thread fails at once, and so does one blocked on the body when its thread
+ * is interrupted.
  *
  * <p>Failure semantics: every failure is an {@link ImageFetchException} (classified TRANSIENT or
  * PERMANENT, with a message that names the image by its {@link RedactedUrl} and says what to do),
@@ -34,21 +39,46 @@ import java.util.Objects;
  * <p>Thread-safe; one instance serves any number of concurrent fetches.
  */
 public final class ImageFetcher {
+    /**
+     * How long an image server may stay silent unless configured: a healthy server answers and
+     * streams well within it, and a stalled one is noticed long before a create's deadline.
+     */
+    public static final Duration DEFAULT_IDLE_LIMIT = Duration.ofSeconds(30);
+    private static final Logger LOG = LoggerFactory.getLogger(ImageFetcher.class);
+
     private final HttpClient client;
     private final ProgressReporter progress;
     private final TransferBudget budget;
+    private final Duration idleLimit;
+
+    /** Creates a fetcher whose servers may stay silent for {@link #DEFAULT_IDLE_LIMIT}. */
+    public ImageFetcher(HttpClient client, ProgressReporter progress, TransferBudget budget) {
+        this(client, progress, budget, DEFAULT_IDLE_LIMIT);
+    }
 
     /**
      * Creates a fetcher.
      *
-     * @param client   the HTTP client; its redirect policy decides which redirects are followed
-     * @param progress where the download's progress is reported, in published bytes
-     * @param budget   the time limit of one transfer
+     * @param client    the HTTP client; its redirect policy decides which redirects are followed
+     * @param progress  where the download's progress is reported, in published bytes
+     * @param budget    the time limit of one transfer
+     * @param idleLimit how long the server may stay silent: for the response headers, and between
+     *                  bytes of the body; positive
      */
-    public ImageFetcher(HttpClient client, ProgressReporter progress, TransferBudget budget) {
+    public ImageFetcher(HttpClient client, ProgressReporter progress, TransferBudget budget, Duration idleLimit) {
         this.client = Objects.requireNonNull(client, "client");
         this.progress = Objects.requireNonNull(progress, "progress");
         this.budget = Objects.requireNonNull(budget, "budget");
+        this.idleLimit = requirePositive(idleLimit);
+    }
+
+    /** {@code idleLimit}, checked to be positive. */
+    static Duration requirePositive(Duration idleLimit) {
+        Objects.requireNonNull(idleLimit, "idleLimit");
+        if (idleLimit.isNegative() || idleLimit.isZero()) {
+            throw new IllegalArgumentException("the image idle limit must be positive, not " + idleLimit);
+        }
+        return idleLimit;
     }
 
     /**
@@ -65,23 +95,41 @@ public final class ImageFetcher {
      */
     public FetchResult fetch(ImageSource source, String description, Deadline deadline, ImageConsumer consumer) {
         FetchFailures failures = FetchFailures.of(source.url());
-        TransferClock clock = TransferClock.forTransfer(deadline, budget);
-        HttpResponse<BodyStream> response = ImageRequests.send(client, source.url(), "GET", clock, failures);
-        BodyStream body = response.body();
+        TransferClock clock = TransferClock.forTransfer(deadline, budget, idleLimit);
+        long started = System.nanoTime();
+        LOG.debug("{}: GET from {} (idle limit {})", description, failures.url(), DurationText.of(idleLimit));
         try {
-            long length = ResponseClassifier.publishedLength(response, failures);
-            return transfer(source, description, clock, failures, body, length, consumer);
-        } finally {
-            // Also ends reads another thread may still make, when the consumer handed the stream on.
-            body.close();
+            HttpResponse<BodyStream> response = ImageRequests.send(client, source.url(), "GET", clock, failures);
+            BodyStream body = response.body();
+            try {
+                long length = ResponseClassifier.publishedLength(response, failures);
+                LOG.debug("{}: {} answered {}, {} bytes announced", description, failures.url(),
+                        response.statusCode(), length);
+                FetchResult result = transfer(source, description, clock, failures, body, length, consumer);
+                LOG.debug("{}: fetched {} bytes from {} ({} as image) in {} ms", description, result.publishedBytes(),
+                        failures.url(), result.decompressedBytes(), millisSince(started));
+                return result;
+            } finally {
+                // Also ends reads another thread may still make, when the consumer handed the stream on.
+                body.close();
+            }
+        } catch (ImageFetchException failure) {
+            LOG.debug("{}: fetch from {} failed after {} ms: {}", description, failures.url(), millisSince(started),
+                    failure.getMessage());
+            throw failure;
         }
+    }
+
+    private static long millisSince(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1_000_000;
     }
 
     private FetchResult transfer(ImageSource source, String description, TransferClock clock, FetchFailures failures,
                                  BodyStream body, long length, ImageConsumer consumer) {
         FailureLatch latch = new FailureLatch();
         try (ProgressReporter.Progress shown = progress.begin(description, length)) {
-            PublishedBytes published = new PublishedBytes(body, length, source.sha256(), shown, latch, failures);
+            PublishedBytes published = new PublishedBytes(body, length, source.sha256(), shown, latch, failures,
+                    clock);
             BodyWatchdog watchdog = BodyWatchdog.start(clock, published, body, latch, failures);
             try {
                 ContentStream content = open(source, published, latch, failures);

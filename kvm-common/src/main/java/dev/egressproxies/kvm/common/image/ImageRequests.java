@@ -12,7 +12,7 @@ import java.time.Duration;
 
 /**
  * Sends the HEAD and GET requests for an image and turns the ways sending fails into
- * {@link ImageFetchException}s: a timeout into the deadline or budget that ran out, an
+ * {@link ImageFetchException}s: a timeout into the idle limit, deadline or budget that ran out, an
  * interruption into {@link Reason#INTERRUPTED}, anything else into {@link Reason#UNREACHABLE}.
  *
  * <p>Every request asks for {@code Accept-Encoding: identity}: a transparently compressed answer
@@ -37,15 +37,21 @@ final class ImageRequests {
     static HttpResponse<BodyStream> send(HttpClient client, URI url, String method, TransferClock clock,
                                           FetchFailures failures) {
         clock.checkStart(failures);
+        // The client's request timeout ends with the response headers, so it is the headers' idle limit.
+        Duration headerWait = clock.headerWait();
         HttpRequest request = HttpRequest.newBuilder(withoutUserInformation(url))
                 .method(method, HttpRequest.BodyPublishers.noBody())
                 .header("Accept-Encoding", "identity")
-                .timeout(atLeastShortest(clock.remaining()))
+                .timeout(atLeastShortest(headerWait))
                 .build();
         try {
-            return client.send(request, BodyStream.handler());
+            return client.send(request, BodyStream.handler(clock.idleLimit()));
         } catch (HttpTimeoutException timeout) {
-            throw clock.timeUp(failures, "while waiting for the server to answer", timeout);
+            if (clock.idleBinds(headerWait)) {
+                throw clock.stalled(failures, "in answer to the " + method + " request: no response headers arrived,"
+                        + " 0 bytes of the image received", timeout);
+            }
+            throw clock.timeUp(failures, "while waiting for the server to answer the " + method + " request", timeout);
         } catch (IOException unreachable) {
             throw failures.transientFailure(Reason.UNREACHABLE, "could not fetch the image from " + failures.url()
                     + " (" + failures.describe(unreachable) + "); check that the server is reachable from this"

@@ -3,7 +3,10 @@ package dev.egressproxies.kvm.common.image;
 import dev.egressproxies.api.Deadline;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Finds out how large a published image file is without downloading it, for the quota precheck
@@ -18,15 +21,24 @@ import java.util.Objects;
  * <p>Thread-safe.
  */
 public final class ImageSizeProbe {
+    private static final Logger LOG = LoggerFactory.getLogger(ImageSizeProbe.class);
     private final HttpClient client;
+    private final Duration idleLimit;
+
+    /** Creates a probe that waits {@link ImageFetcher#DEFAULT_IDLE_LIMIT} at most for each answer's headers. */
+    public ImageSizeProbe(HttpClient client) {
+        this(client, ImageFetcher.DEFAULT_IDLE_LIMIT);
+    }
 
     /**
      * Creates a probe.
      *
-     * @param client the HTTP client; its redirect policy decides which redirects are followed
+     * @param client    the HTTP client; its redirect policy decides which redirects are followed
+     * @param idleLimit how long to wait for each answer's headers (within the caller's deadline); positive
      */
-    public ImageSizeProbe(HttpClient client) {
+    public ImageSizeProbe(HttpClient client, Duration idleLimit) {
         this.client = Objects.requireNonNull(client, "client");
+        this.idleLimit = ImageFetcher.requirePositive(idleLimit);
     }
 
     /**
@@ -34,20 +46,34 @@ public final class ImageSizeProbe {
      *
      * @param deadline when the caller gives up; include the per-call budget in it
      * @throws ImageFetchException classified as for a fetch: 4xx PERMANENT, 5xx and 429 TRANSIENT, no
-     *                             or zero Content-Length PERMANENT, an encoded response PERMANENT
+     *                             or zero Content-Length PERMANENT, an encoded response PERMANENT, no
+     *                             answer within the idle limit TRANSIENT
      */
     public long publishedBytes(ImageSource source, Deadline deadline) {
         FetchFailures failures = FetchFailures.of(source.url());
-        TransferClock clock = TransferClock.forProbe(deadline);
-        HttpResponse<BodyStream> head = ImageRequests.send(client, source.url(), "HEAD", clock, failures);
-        head.body().close();
-        if (!headCannotTell(head)) {
-            return ResponseClassifier.publishedLength(head, failures);
+        TransferClock clock = TransferClock.forProbe(deadline, idleLimit);
+        LOG.debug("size of the image at {}: HEAD (idle limit {})", failures.url(), DurationText.of(idleLimit));
+        try {
+            HttpResponse<BodyStream> head = ImageRequests.send(client, source.url(), "HEAD", clock, failures);
+            head.body().close();
+            if (!headCannotTell(head)) {
+                return logged(failures, ResponseClassifier.publishedLength(head, failures));
+            }
+            LOG.debug("size of the image at {}: HEAD answered {} without a length, asking with a GET", failures.url(),
+                    head.statusCode());
+            HttpResponse<BodyStream> get = ImageRequests.send(client, source.url(), "GET", clock, failures);
+            // Only the headers matter: closing the body at once stops the download.
+            get.body().close();
+            return logged(failures, ResponseClassifier.publishedLength(get, failures));
+        } catch (ImageFetchException failure) {
+            LOG.debug("size of the image at {}: failed: {}", failures.url(), failure.getMessage());
+            throw failure;
         }
-        HttpResponse<BodyStream> get = ImageRequests.send(client, source.url(), "GET", clock, failures);
-        // Only the headers matter: closing the body at once stops the download.
-        get.body().close();
-        return ResponseClassifier.publishedLength(get, failures);
+    }
+
+    private static long logged(FetchFailures failures, long length) {
+        LOG.debug("size of the image at {}: {} bytes", failures.url(), length);
+        return length;
     }
 
     private static boolean headCannotTell(HttpResponse<?> head) {

@@ -4,6 +4,7 @@ import dev.egressproxies.api.spi.ProgressReporter;
 import dev.egressproxies.kvm.common.image.ImageFetchException.Reason;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.SocketTimeoutException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -16,7 +17,7 @@ import java.util.Optional;
  * <p>The checks run in the read that reaches the announced length, before that read returns: the
  * layers above (decoder, consumer) never see the last published bytes unless they are complete
  * and, when a digest is pinned, the right ones. A body that ends early is TRANSIENT ("the server
- * sent N of M bytes"); one that goes on past its length, or whose digest differs, is PERMANENT.
+ * sent N of M bytes"), and so is one that stalls for the idle limit; one that goes on past its length, or whose digest differs, is PERMANENT.
  *
  * <p>Read by one thread at a time; {@link #count()} may be read from any thread.
  */
@@ -27,18 +28,20 @@ final class PublishedBytes extends InputStream {
     private final ProgressReporter.Progress progress;
     private final FailureLatch latch;
     private final FetchFailures failures;
+    private final TransferClock clock;
     private final MessageDigest digest = newSha256();
     private volatile long count;
     private String sha256;
 
     PublishedBytes(InputStream body, long length, Optional<String> expectedSha256, ProgressReporter.Progress progress,
-                   FailureLatch latch, FetchFailures failures) {
+                   FailureLatch latch, FetchFailures failures, TransferClock clock) {
         this.body = body;
         this.length = length;
         this.expectedSha256 = expectedSha256;
         this.progress = progress;
         this.latch = latch;
         this.failures = failures;
+        this.clock = clock;
     }
 
     @Override
@@ -110,6 +113,9 @@ final class PublishedBytes extends InputStream {
     private int readBody(byte[] buffer, int offset, int wanted) throws IOException {
         try {
             return body.read(buffer, offset, wanted);
+        } catch (SocketTimeoutException idle) {
+            latch.throwIfRecorded();
+            throw latch.record(clock.stalled(failures, "after " + progressText() + " of the image arrived", idle));
         } catch (IOException broken) {
             // A watchdog that closed the body recorded why first; that is the failure to report.
             latch.throwIfRecorded();

@@ -7,9 +7,7 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -24,15 +22,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #close()} closes the listening socket and both ends of every relayed connection, and the
  * blocked call fails at once.
  *
- * <p>The socket lives in a fresh folder that only this user may enter (mode 0700), since whoever
- * can connect to it controls the hypervisor.
+ * <p>The socket lives in a fresh {@link PrivateSocketDirectory} that only this user may enter (mode
+ * 0700), since whoever can connect to it controls the hypervisor.
  */
 public final class UnixSocketRelay implements LibvirtTransport {
     private static final String SOCKET_NAME = "libvirt.sock";
     private static final AtomicInteger RELAY_NUMBERS = new AtomicInteger();
 
     private final Path target;
-    private final Path folder;
+    private final PrivateSocketDirectory folder;
     private final Path socket;
     private final ServerSocketChannel listener;
     private final String name;
@@ -42,7 +40,7 @@ public final class UnixSocketRelay implements LibvirtTransport {
     /** Set when a relayed connection ended on its own: the daemon hung up or restarted. */
     private volatile boolean connectionLost;
 
-    private UnixSocketRelay(Path target, Path folder, ServerSocketChannel listener) {
+    private UnixSocketRelay(Path target, PrivateSocketDirectory folder, ServerSocketChannel listener) {
         this.target = target;
         this.folder = folder;
         this.socket = folder.resolve(SOCKET_NAME);
@@ -55,17 +53,18 @@ public final class UnixSocketRelay implements LibvirtTransport {
      * system's temporary folder. The target is connected once per accepted connection.
      */
     public static UnixSocketRelay start(Path target) throws IOException {
-        Path folder = Files.createTempDirectory("egress-libvirt-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        PrivateSocketDirectory folder = PrivateSocketDirectory.create("egress-libvirt-");
         UnixSocketRelay relay;
+        ServerSocketChannel listener = null;
         try {
+            listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             listener.bind(UnixDomainSocketAddress.of(folder.resolve(SOCKET_NAME)));
             relay = new UnixSocketRelay(target, folder, listener);
         } catch (IOException | RuntimeException e) {
-            listener.close();
-            deleteQuietly(folder.resolve(SOCKET_NAME));
-            deleteQuietly(folder);
+            if (listener != null) {
+                listener.close();
+            }
+            folder.close();
             throw e;
         }
         Thread acceptor = new Thread(relay::acceptConnections, relay.name + "-accept");
@@ -110,8 +109,12 @@ public final class UnixSocketRelay implements LibvirtTransport {
             // Listening ends either way; what matters below is cutting the relayed connections.
         }
         connections.forEach(RelayedConnection::close);
-        deleteQuietly(socket);
-        deleteQuietly(folder);
+        try {
+            folder.close();
+        } catch (IOException e) {
+            // A leftover socket folder harms nobody (mode 0700); the exit hook or the next process's
+            // sweep removes it.
+        }
     }
 
     @Override
@@ -162,15 +165,6 @@ public final class UnixSocketRelay implements LibvirtTransport {
         connections.remove(connection);
         if (!closed.get()) {
             connectionLost = true;
-        }
-    }
-
-    private static void deleteQuietly(Path path) {
-        try {
-            Files.deleteIfExists(path);
-        } catch (IOException e) {
-            // A leftover socket file in a private temporary folder harms nobody; the system's
-            // temporary-file cleanup removes it.
         }
     }
 }

@@ -9,6 +9,7 @@ import dev.egressproxies.kvm.common.host.LibvirtHostLink;
 import dev.egressproxies.kvm.common.host.LibvirtTransport;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -70,6 +71,11 @@ public final class SshHostDialer implements HostDialer {
         @Override
         public boolean isOpen() {
             return tunnel.isOpen();
+        }
+
+        @Override
+        public Optional<String> lossReason() {
+            return tunnel.lossReason();
         }
 
         @Override

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.security.KeyPair;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -47,6 +48,7 @@ public final class SshTunnel implements AutoCloseable {
     private final AtomicBoolean closing = new AtomicBoolean();
     private final AtomicReference<Throwable> connectionFailure = new AtomicReference<>();
     private final CompletableFuture<String> closed = new CompletableFuture<>();
+    private volatile boolean closedByCaller;
 
     private SshTunnel(SshTunnelSettings settings, SshClient client, ClientSession session,
             UnixSocketForwarder forwarder, TunnelThreads threads) {
@@ -146,6 +148,19 @@ public final class SshTunnel implements AutoCloseable {
     }
 
     /**
+     * Why the SSH connection ended without {@link #close()}: a sentence naming the server, what
+     * happened and what to check; empty while the connection is open, and once the caller closed it.
+     */
+    public Optional<String> lossReason() {
+        if (closedByCaller || session.isOpen()) {
+            return Optional.empty();
+        }
+        return Optional.of(lostReason() + " (sshd closed it or died; libvirtd was not reached): check that sshd there is"
+                + " running and keeps its connections (its log, such as 'journalctl -u ssh'; MaxStartups, MaxSessions)"
+                + " and that nothing on the way cuts them, then retry");
+    }
+
+    /**
      * Returns a stage that completes, with a sentence saying why, once the tunnel is closed and its
      * resources are released. It never completes exceptionally.
      */
@@ -161,6 +176,7 @@ public final class SshTunnel implements AutoCloseable {
      */
     @Override
     public void close() {
+        closedByCaller = true;
         closeNow("closed by the caller", false);
     }
 

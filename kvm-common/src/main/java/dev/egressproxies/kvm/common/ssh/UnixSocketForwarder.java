@@ -1,5 +1,6 @@
 package dev.egressproxies.kvm.common.ssh;
 
+import dev.egressproxies.kvm.common.local.PrivateSocketDirectory;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;

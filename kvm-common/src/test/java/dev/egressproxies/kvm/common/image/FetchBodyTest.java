@@ -182,6 +182,69 @@ class FetchBodyTest {
         }
 
         @Test
+        void aBodyThatStallsFailsAtTheIdleLimitNamingWhatArrived() {
+            server.serveStalled("/disk.qcow2", IMAGE, 100_000);
+            long started = System.nanoTime();
+
+            ImageFetchException failure = fetchFailure(idleFetcher(Duration.ofSeconds(1)),
+                    source("/disk.qcow2").build(), new Consumers.UploadLike());
+
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
+            assertThat(failure.reason()).isEqualTo(Reason.STALLED);
+            assertThat(failure).hasMessageContaining("the image server http://127.0.0.1:" + server.port()
+                            + " sent nothing for 1s (imageIdleTimeout)")
+                    .hasMessageContaining("after 100000 of " + IMAGE.length + " bytes of the image arrived");
+            assertThat(tookMillis).isLessThan(5_000);
+        }
+
+        @Test
+        void anUnansweredGetFailsAtTheIdleLimit() {
+            server.serveNothing("/disk.qcow2");
+            long started = System.nanoTime();
+
+            ImageFetchException failure = fetchFailure(idleFetcher(Duration.ofSeconds(1)),
+                    source("/disk.qcow2").build(), new Consumers.UploadLike());
+
+            assertThat(failure.reason()).isEqualTo(Reason.STALLED);
+            assertThat(failure).hasMessageContaining("sent nothing for 1s (imageIdleTimeout) in answer to the GET"
+                    + " request: no response headers arrived, 0 bytes of the image received");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(5_000);
+        }
+
+        @Test
+        void theCallersDeadlineCapsTheIdleLimit() {
+            server.serveNothing("/disk.qcow2");
+
+            ImageFetchException failure = catchThrowableOfType(ImageFetchException.class,
+                    () -> idleFetcher(Duration.ofSeconds(30)).fetch(source("/disk.qcow2").build(), "test",
+                            Deadline.after(Duration.ofMillis(700)), new Consumers.UploadLike()));
+
+            assertThat(failure.reason()).isEqualTo(Reason.DEADLINE);
+        }
+
+        @Test
+        void aSlowBodyThatNeverFallsSilentOutlastsTheIdleLimit() {
+            byte[] small = TestImages.disk(64 * 1024, 3);
+            server.answer("/slow.qcow2", exchange -> {
+                exchange.sendResponseHeaders(200, small.length);
+                try (java.io.OutputStream body = exchange.getResponseBody()) {
+                    for (int offset = 0; offset < small.length; offset += small.length / 8) {
+                        body.write(small, offset, small.length / 8);
+                        body.flush();
+                        sleep(300);
+                    }
+                }
+            });
+
+            FetchResult fetched = idleFetcher(Duration.ofSeconds(1)).fetch(source("/slow.qcow2").build(), "test",
+                    Deadline.after(GENEROUS), new Consumers.UploadLike());
+
+            // About 2.4 s in all, with no pause of a second: the request timeout ended with the headers.
+            assertThat(fetched.publishedBytes()).isEqualTo(small.length);
+        }
+
+        @Test
         void anExpiredDeadlineSendsNoRequest() {
             server.serve("/disk.qcow2", IMAGE);
 
@@ -253,6 +316,19 @@ class FetchBodyTest {
 
         assertThat(events).containsExactly("begin downloading disk to host-1 " + IMAGE.length, "close");
         assertThat(advanced[0]).isEqualTo(IMAGE.length);
+    }
+
+    private static ImageFetcher idleFetcher(Duration idleLimit) {
+        return new ImageFetcher(TestImages.followingClient(), ProgressReporter.SILENT, TransferBudget.of(GENEROUS),
+                idleLimit);
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private ImageFetcher fetcher(Duration budget) {

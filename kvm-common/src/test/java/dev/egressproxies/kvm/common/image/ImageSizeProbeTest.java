@@ -132,6 +132,22 @@ class ImageSizeProbeTest {
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(1500);
     }
 
+    @Test
+    void anUnansweredHeadEndsAtTheIdleLimitWithinALongDeadline() {
+        server.serveNothing("/disk.qcow2");
+        long started = System.nanoTime();
+
+        ImageFetchException failure = catchThrowableOfType(ImageFetchException.class,
+                () -> new ImageSizeProbe(TestImages.followingClient(), Duration.ofSeconds(1))
+                        .publishedBytes(source("/disk.qcow2"), Deadline.after(Duration.ofMinutes(30))));
+
+        assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(failure.reason()).isEqualTo(Reason.STALLED);
+        assertThat(failure).hasMessageContaining("sent nothing for 1s (imageIdleTimeout) in answer to the HEAD request")
+                .hasMessageNotContaining("longer deadline");
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(5_000);
+    }
+
     private ImageSource source(String path) {
         return ImageSource.builder(server.url(path)).build();
     }

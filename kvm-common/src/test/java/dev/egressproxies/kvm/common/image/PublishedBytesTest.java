@@ -3,6 +3,7 @@ package dev.egressproxies.kvm.common.image;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.spi.ProgressReporter;
 import dev.egressproxies.kvm.common.image.ImageFetchException.Reason;
@@ -11,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.util.Arrays;
+import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -73,6 +75,7 @@ class PublishedBytesTest {
     }
 
     private PublishedBytes published(InputStream body, long length, Optional<String> sha256) {
-        return new PublishedBytes(body, length, sha256, ProgressReporter.SILENT.begin("test", length), latch, failures);
+        return new PublishedBytes(body, length, sha256, ProgressReporter.SILENT.begin("test", length), latch, failures,
+                TransferClock.forProbe(Deadline.none(), Duration.ofSeconds(30)));
     }
 }

@@ -193,6 +193,40 @@ public final class ImageServer implements AutoCloseable {
     }
 
     /**
+     * Answers neither HEAD nor GET until {@code release} opens: a server that accepted the request
+     * and stalls; opens {@code stalled} when a request arrives.
+     */
+    public ImageServer serveNothing(String path, CountDownLatch stalled, CountDownLatch release) {
+        answers.put(path, exchange -> {
+            stalled.countDown();
+            awaitRelease(release);
+        });
+        return this;
+    }
+
+    /**
+     * Answers HEAD with {@code length} at once, and a GET with nothing (not even its headers) until
+     * {@code release} opens; opens {@code stalled} when a GET arrives.
+     */
+    public ImageServer serveHeadOnly(String path, long length, CountDownLatch stalled, CountDownLatch release) {
+        answers.put(path, exchange -> {
+            if (!answeredHead(exchange, length)) {
+                stalled.countDown();
+                awaitRelease(release);
+            }
+        });
+        return this;
+    }
+
+    private static void awaitRelease(CountDownLatch release) {
+        try {
+            release.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
      * Declares {@code content}'s length, sends its first {@code sent} bytes, waits for
      * {@code release}, then sends the rest: a download that is under way while a test acts.
      */
