@@ -3,7 +3,6 @@ package dev.egressproxies.integration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.registry.PluginCatalog;
-import dev.egressproxies.registry.ProviderEntry;
 import dev.egressproxies.registry.ProviderRegistry;
 import dev.egressproxies.runtime.apply.DesiredState;
 import dev.egressproxies.runtime.apply.ProxySetLoader;
@@ -12,8 +11,8 @@ import dev.egressproxies.runtime.config.Configuration;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
@@ -45,25 +44,23 @@ class ExampleConfigsTest {
 
     @TestFactory
     Stream<DynamicTest> everyExampleDesiredSetResolves() throws IOException {
-        Set<String> entries = entryNames();
         List<Path> sets = files("proxies:");
         assertThat(sets).as("example desired sets in " + EXAMPLES).isNotEmpty();
         return sets.stream().map(file -> DynamicTest.dynamicTest(file.getFileName().toString(), () -> {
-            DesiredState state = new ProxySetLoader().load(file, entries::contains);
-            assertThat(state.proxies()).isNotEmpty();
-        }));
-    }
-
-    private Set<String> entryNames() throws IOException {
-        Set<String> names = new java.util.HashSet<>();
-        for (Path file : files("providers:")) {
-            Configuration configuration = new ConfigLoader().load(file);
-            try (ProviderRegistry registry = ProviderRegistry.build(PluginCatalog.discover(),
-                    configuration.providers(), new TestProviderContext(stateDirectory))) {
-                registry.entries().stream().map(ProviderEntry::name).forEach(names::add);
+            // Checked against the example configs' own entries, placements included.
+            List<ProviderRegistry> registries = new ArrayList<>();
+            try {
+                for (Path config : files("providers:")) {
+                    registries.add(ProviderRegistry.build(PluginCatalog.discover(),
+                            new ConfigLoader().load(config).providers(), new TestProviderContext(stateDirectory)));
+                }
+                DesiredState state = new ProxySetLoader().load(file, name -> registries.stream()
+                        .flatMap(registry -> registry.provider(name).stream()).findFirst());
+                assertThat(state.proxies()).isNotEmpty();
+            } finally {
+                registries.forEach(ProviderRegistry::close);
             }
-        }
-        return names;
+        }));
     }
 
     private static List<Path> files(String topLevelKey) throws IOException {

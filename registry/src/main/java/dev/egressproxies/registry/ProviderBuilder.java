@@ -53,6 +53,36 @@ final class ProviderBuilder {
         return built;
     }
 
+    /**
+     * Builds every entry's provider, in configuration order, each on its own: an entry whose
+     * plugin fails to build it is kept as an {@link UnavailableProvider} that fails every call
+     * with the reason, and the other entries are built as usual.
+     */
+    static List<ProviderEntry> buildEach(List<BoundEntry> entries, ProviderContext context) {
+        List<ProviderEntry> built = new ArrayList<>();
+        for (BoundEntry bound : entries) {
+            ConfiguredEntry entry = bound.entry();
+            Plugin plugin = entry.plugin();
+            Provider provider;
+            try {
+                provider = create(plugin.factory(), entry.name(), bound.config(), context);
+                if (provider == null) {
+                    provider = new UnavailableProvider(entry.name(), null, "plugin " + plugin.source()
+                            + " returned no provider (a bug in the plugin)");
+                }
+            } catch (VirtualMachineError fatal) {
+                closeAll(built, fatal);
+                throw fatal;
+            } catch (Throwable failure) {
+                LOG.warn("Provider entry '{}' (type {}) could not be built: {}", entry.name(), plugin.type(),
+                        reason(failure));
+                provider = new UnavailableProvider(entry.name(), failure, reason(failure));
+            }
+            built.add(new ProviderEntry(entry.name(), plugin.type(), plugin.version(), plugin.location(), provider));
+        }
+        return built;
+    }
+
     /** Closes providers in reverse build order, recording failures on {@code failure}. */
     static void closeAll(List<ProviderEntry> entries, Throwable failure) {
         for (int index = entries.size() - 1; index >= 0; index--) {

@@ -20,7 +20,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Building is all or nothing: every entry is checked and bound first, and every problem found
  * is reported in one {@link ConfigurationException}; only when there is none are the providers
- * built, and when one of them fails the ones already built are closed again. See the package
+ * built, and when one of them fails the ones already built are closed again. Tools that must keep
+ * working when one backend is broken use {@link #buildIsolatingFailures} instead, where binding is
+ * still all or nothing but an entry whose plugin fails to build it only fails its own calls. See the package
  * documentation for how entries are written and bound.
  *
  * <p>Safe for concurrent use. {@link #close()} closes every provider; the registry is not used
@@ -90,6 +92,11 @@ public final class ProviderRegistry implements AutoCloseable {
         Objects.requireNonNull(configPath, "configPath");
         Objects.requireNonNull(entries, "entries");
         Objects.requireNonNull(context, "context");
+        return new ProviderRegistry(catalog, ProviderBuilder.buildAll(bind(catalog, configPath, entries), context));
+    }
+
+    private static List<ProviderBuilder.BoundEntry> bind(PluginCatalog catalog, String configPath,
+                                                        List<? extends JsonNode> entries) {
         ProblemList problems = new ProblemList();
         List<ConfiguredEntry> configured = new EntryReader(configPath, catalog, problems).read(entries);
         SettingsBinder binder = new SettingsBinder(problems);
@@ -99,7 +106,26 @@ public final class ProviderRegistry implements AutoCloseable {
             binder.bind(entry).ifPresent(config -> bound.add(new ProviderBuilder.BoundEntry(entry, config)));
         }
         problems.throwIfAny();
-        return new ProviderRegistry(catalog, ProviderBuilder.buildAll(bound, context));
+        return bound;
+    }
+
+    /**
+     * Builds the registry like {@link #build(PluginCatalog, List, ProviderContext)}, except that
+     * an entry whose plugin fails to build it does not stop the others: binding stays all or
+     * nothing (unknown fields, mistyped values and unknown types still fail the whole build),
+     * but a factory that throws leaves its entry in the registry with a provider that fails every
+     * call with that error (of its kind when the factory threw a {@link
+     * dev.egressproxies.api.ProviderException}, else PERMANENT) and reports a failed preflight
+     * check. For tools where one broken backend must not take down the others.
+     *
+     * @throws ConfigurationException listing every binding problem; no provider is left running
+     */
+    public static ProviderRegistry buildIsolatingFailures(PluginCatalog catalog, List<? extends JsonNode> entries,
+                                                          ProviderContext context) {
+        Objects.requireNonNull(catalog, "catalog");
+        Objects.requireNonNull(entries, "entries");
+        Objects.requireNonNull(context, "context");
+        return new ProviderRegistry(catalog, ProviderBuilder.buildEach(bind(catalog, DEFAULT_CONFIG_PATH, entries), context));
     }
 
     /** The entries, in configuration order. */

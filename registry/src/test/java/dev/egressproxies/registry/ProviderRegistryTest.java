@@ -5,7 +5,10 @@ import static dev.egressproxies.registry.RegistryTestSupport.build;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.api.spi.ProviderContext;
@@ -17,6 +20,8 @@ import dev.egressproxies.registry.fixtures.HostsFactory;
 import dev.egressproxies.registry.fixtures.RecordingProvider;
 import dev.egressproxies.registry.fixtures.TestProviderContext;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -199,5 +204,53 @@ class ProviderRegistryTest {
                   type: empty
                 """).hasMessageContaining("entry 'hollow' (type empty): providers[0]: could not be built:")
                 .hasMessageContaining("returned no provider (a bug in the plugin)");
+    }
+
+    @Test
+    void isolatingFailuresKeepsTheOtherEntriesAndFailsOnlyTheBrokenOnesCalls() {
+        TestProviderContext context = new TestProviderContext(Path.of("state"));
+        try (ProviderRegistry registry = ProviderRegistry.buildIsolatingFailures(catalog, elements("""
+                - name: kvm-a
+                  type: hosts
+                  hosts: [{address: 10.0.0.5}]
+                - name: broken
+                  type: failing
+                - name: greet
+                  type: greeting
+                """), context)) {
+            assertThat(registry.names()).containsExactly("kvm-a", "broken", "greet");
+            assertThat(registry.provider("kvm-a")).containsSame(hosts.built().get(0));
+            assertThat(hosts.built().get(0).isClosed()).isFalse();
+            Provider broken = registry.provider("broken").orElseThrow();
+            assertThatThrownBy(() -> broken.listManaged(Deadline.after(Duration.ofSeconds(1))))
+                    .isInstanceOfSatisfying(ProviderException.class, failure -> {
+                        assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
+                        assertThat(failure.entry()).isEqualTo("broken");
+                        assertThat(failure.getMessage()).contains("listManaged on provider entry 'broken'")
+                                .contains("could not be built").contains("key file /missing/id_ed25519 does not exist");
+                    });
+            assertThat(broken.preflight(Deadline.after(Duration.ofSeconds(1))))
+                    .singleElement().satisfies(check -> assertThat(check.passed()).isFalse());
+        }
+    }
+
+    @Test
+    void isolatingFailuresStillRejectsTheWholeConfigForABindingProblem() {
+        assertThatThrownBy(() -> ProviderRegistry.buildIsolatingFailures(catalog, elements("""
+                - name: kvm-a
+                  type: hosts
+                  hosts: [{adress: 10.0.0.5}]
+                - name: greet
+                  type: greeting
+                """), new TestProviderContext(Path.of("state"))))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("providers[0].hosts[0].adress: unknown field");
+        assertThat(greetings.built()).isEmpty();
+    }
+
+    private static List<JsonNode> elements(String yaml) {
+        List<JsonNode> entries = new ArrayList<>();
+        Entries.yaml(yaml).elements().forEachRemaining(entries::add);
+        return entries;
     }
 }

@@ -1,17 +1,28 @@
 package dev.egressproxies.runtime.apply;
 
 import dev.egressproxies.api.Deadline;
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * Carries out a {@link Plan}, step by step. Creates and starts go first; if any of them fails the
- * deletes are skipped, because deleting the old proxies while their replacements are missing would
- * leave nothing serving. A failed step does not stop the other creates: each is independent.
+ * Carries out a {@link Plan} in its order: creates and starts, then replacements, then deletes.
+ *
+ * <ul>
+ *   <li>Creates and starts are independent: a failed one does not stop the others.</li>
+ *   <li>A replacement deletes the old instance and then creates the new one, because a name is one
+ *       instance per entry: the new one cannot exist while the old one does. Replacements run one
+ *       at a time and only while nothing has failed, so a backend that fails cannot take every
+ *       proxy down; the first failure skips the rest.</li>
+ *   <li>Deletes run only when nothing failed before them: deleting instances while wanted ones
+ *       are missing would leave nothing serving.</li>
+ * </ul>
  */
 public final class PlanExecutor {
     private final Function<String, Provider> providers;
@@ -28,23 +39,28 @@ public final class PlanExecutor {
         this.deadlines = deadlines;
     }
 
-    /** Carries out every step and reports each one's outcome, in plan order. */
+    /** Carries out the steps and reports each one's outcome, in plan order. */
     public List<StepResult> execute(Plan plan) {
         List<StepResult> results = new ArrayList<>();
-        boolean creationFailed = false;
+        String failed = null;
         for (PlanStep step : plan.steps()) {
-            if (step.action() == PlanStep.Action.DELETE && creationFailed) {
-                results.add(new StepResult(step, step.id(), null, true));
+            boolean independent = step.action() == PlanStep.Action.CREATE || step.action() == PlanStep.Action.START;
+            if (failed != null && !independent) {
+                results.add(new StepResult(step, step.id(), null, failed));
+                continue;
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                results.add(new StepResult(step, step.id(), null, "interrupted"));
                 continue;
             }
             try {
-                results.add(new StepResult(step, run(step), null, false));
+                results.add(new StepResult(step, run(step), null, null));
             } catch (ProviderException e) {
-                creationFailed |= step.action() != PlanStep.Action.DELETE;
-                results.add(new StepResult(step, step.id(), e, false));
-            }
-            if (Thread.currentThread().isInterrupted()) {
-                break;
+                results.add(new StepResult(step, step.id(), e, null));
+                if (failed == null) {
+                    failed = "the " + step.action().name().toLowerCase(Locale.ROOT) + " of " + step.entry() + "/"
+                            + step.name() + " failed, so nothing more is replaced or deleted";
+                }
             }
         }
         return results;
@@ -52,10 +68,25 @@ public final class PlanExecutor {
 
     private String run(PlanStep step) {
         Provider provider = providers.apply(step.entry());
-        if (step.action() == PlanStep.Action.DELETE) {
-            provider.delete(step.id(), deadlines.get());
-            return step.id();
+        return switch (step.action()) {
+            case CREATE, START -> provider.create(step.request(), deadlines.get());
+            case DELETE -> {
+                provider.delete(step.id(), deadlines.get());
+                yield step.id();
+            }
+            case REPLACE -> replace(provider, step);
+        };
+    }
+
+    private String replace(Provider provider, PlanStep step) {
+        provider.delete(step.id(), deadlines.get());
+        try {
+            return provider.create(step.request(), deadlines.get());
+        } catch (ProviderException e) {
+            // The old instance is gone: say so, or the operator would look for it.
+            throw new ProviderException(e.kind(), Operation.CREATE, e.entry(), e.instanceId(), "the old instance "
+                    + step.id() + " was deleted, but creating its replacement failed: " + e.detail()
+                    + (e.kind() == ErrorKind.PERMANENT ? "" : "; run apply again to create it"), e);
         }
-        return provider.create(step.request(), deadlines.get());
     }
 }

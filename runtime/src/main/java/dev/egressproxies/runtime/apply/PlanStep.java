@@ -1,17 +1,31 @@
 package dev.egressproxies.runtime.apply;
 
 import dev.egressproxies.api.CreateRequest;
+import java.util.List;
 
 /**
  * One change that {@code apply} makes to converge on the desired set.
  *
- * @param action   what to do
- * @param entry    the provider entry it happens in
- * @param name     the instance name
- * @param id       the provider ID of the existing instance, or empty for a create
- * @param request  what to create (or start), null for a delete
+ * @param action  what to do
+ * @param entry   the provider entry it happens in
+ * @param name    the instance name
+ * @param id      the provider ID of the existing instance, or empty for a create
+ * @param request what to create (or start), null for a delete
+ * @param changes for a replacement, what differs between the existing instance and the request;
+ *                empty otherwise
  */
-public record PlanStep(Action action, String entry, String name, String id, CreateRequest request) {
+public record PlanStep(Action action, String entry, String name, String id, CreateRequest request,
+                       List<Drift.Change> changes) {
+
+    /** Copies the change list. */
+    public PlanStep {
+        changes = changes == null ? List.of() : List.copyOf(changes);
+    }
+
+    /** A step that changes no placement: a create, start or delete. */
+    public PlanStep(Action action, String entry, String name, String id, CreateRequest request) {
+        this(action, entry, name, id, request, List.of());
+    }
 
     /** The kinds of change. */
     public enum Action {
@@ -19,7 +33,12 @@ public record PlanStep(Action action, String entry, String name, String id, Crea
         CREATE,
         /** The proxy exists but is stopped: start it (create is idempotent and starts it). */
         START,
-        /** A managed instance that is not in the set: delete it. */
+        /**
+         * The proxy exists with another zone, machine type, image or user-data: delete it, then
+         * create it as asked (a name is one instance per entry, so the new one cannot come first).
+         */
+        REPLACE,
+        /** A managed instance that is not in the set (or a second instance of a listed name): delete it. */
         DELETE
     }
 }

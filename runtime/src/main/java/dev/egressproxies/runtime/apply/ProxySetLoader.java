@@ -1,76 +1,182 @@
 package dev.egressproxies.runtime.apply;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.deser.DeserializationProblemHandler;
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Placement;
+import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.runtime.config.ConfigException;
 import dev.egressproxies.runtime.config.StrictYaml;
+import dev.egressproxies.runtime.config.UserDataFile;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
-import java.util.function.Predicate;
-import java.util.stream.Collectors;
+import java.util.function.Function;
 
 /**
- * Reads a desired-set file and checks every proxy in it before anything is planned, so a bad
- * file changes nothing: unknown fields, missing values, unknown entries, duplicate names and
- * invalid requests are all reported at once, each with its path in the file.
+ * Reads a desired-set file and checks all of it before anything is planned, so a bad file
+ * changes nothing: unknown fields, missing or mistyped values, unknown entries, duplicate names,
+ * unreadable user-data and every request its entry's {@link Provider#validate} rejects (unknown
+ * zone, machine type or image) are reported in one error, each with its path in the file.
+ *
+ * <p>The file is read as a tree and each proxy bound on its own, with a
+ * {@link DeserializationProblemHandler} that records unknown fields instead of stopping at the
+ * first, so one mistake never hides the next.
  */
 public final class ProxySetLoader {
+    private static final String EXAMPLE = "proxies:\n    - {name: egress-1, provider: ENTRY, zone: ZONE,"
+            + " machineType: TYPE, image: IMAGE}";
+
     private final ObjectMapper yaml = StrictYaml.mapper();
+
+    /**
+     * The top level of a desired-set file.
+     *
+     * @param providers entries to converge even when no proxy names them (to empty an entry); the
+     *                  entries that proxies name are converged anyway
+     * @param proxies   every proxy that should exist ({@link DesiredProxy}); managed instances of
+     *                  the converged entries that are not listed are deleted
+     */
+    record Outline(JsonNode providers, JsonNode proxies) {
+    }
 
     /**
      * Loads and checks the file.
      *
-     * @param file       the desired-set file
-     * @param knownEntry whether a provider entry of that name is configured
+     * @param file    the desired-set file
+     * @param entries the provider of each configured entry, empty for a name that is not configured
      * @throws ConfigException listing every problem found
      */
-    public DesiredState load(Path file, Predicate<String> knownEntry) {
-        ProxySet set = parse(file);
+    public DesiredState load(Path file, Function<String, Optional<Provider>> entries) {
+        JsonNode root = parse(file);
         List<String> problems = new ArrayList<>();
+        Outline outline = bind(root, Outline.class, "", problems);
+        Set<String> converged = new LinkedHashSet<>();
         List<ResolvedProxy> resolved = new ArrayList<>();
-        Set<String> entries = new LinkedHashSet<>();
-        for (int index = 0; index < set.providers().size(); index++) {
-            String entry = set.providers().get(index);
-            if (entry == null || !knownEntry.test(entry)) {
-                problems.add("providers[" + index + "]: no provider entry named '" + entry
-                        + "' is configured (see egressctl providers)");
+        if (outline != null) {
+            readEntryNames(outline.providers(), entries, converged, problems);
+            readProxies(file, outline.proxies(), entries, converged, resolved, problems);
+        }
+        if (!problems.isEmpty()) {
+            throw new ConfigException(file + ": " + (problems.size() == 1 ? "1 problem" : problems.size() + " problems")
+                    + ", nothing was changed:\n  " + String.join("\n  ", problems));
+        }
+        return new DesiredState(converged, resolved);
+    }
+
+    private JsonNode parse(Path file) {
+        JsonNode root;
+        try (JsonParser parser = yaml.createParser(Files.newInputStream(file))) {
+            // Read one document, then look for another ourselves: Jackson's trailing-token error
+            // would name its own types and settings instead of YAML documents.
+            root = yaml.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(parser);
+            if (parser.nextToken() != null) {
+                throw new ConfigException(file + at(parser.currentTokenLocation()) + ": a second YAML document starts here;"
+                        + " a desired set is one document: put every proxy into its one 'proxies' list");
+            }
+        } catch (JsonProcessingException e) {
+            throw new ConfigException(file + at(e.getLocation()) + ": not valid YAML: " + e.getOriginalMessage(), e);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException("no such file: " + file, e);
+        } catch (IOException e) {
+            throw new ConfigException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+        if (root == null || root.isMissingNode() || root.isNull()) {
+            throw new ConfigException(file + ": the file is empty; a desired set lists its proxies, like\n  " + EXAMPLE);
+        }
+        if (!root.isObject()) {
+            throw new ConfigException(file + ": the top level is " + describe(root) + "; a desired set is a mapping"
+                    + " with a 'proxies' list, like\n  " + EXAMPLE);
+        }
+        JsonNode providers = root.get("providers");
+        if (providers != null && providers.isArray() && providers.size() > 0 && providers.get(0).isObject()) {
+            throw new ConfigException(file + ": this is an egressctl config file (its 'providers' list holds provider"
+                    + " entries); pass it with --config, and to apply -f a desired set that lists proxies, like\n  "
+                    + EXAMPLE);
+        }
+        return root;
+    }
+
+    private static void readEntryNames(JsonNode names, Function<String, Optional<Provider>> entries,
+                                       Set<String> converged, List<String> problems) {
+        if (names == null || names.isNull()) {
+            return;
+        }
+        if (!names.isArray()) {
+            problems.add("providers: expected a list of entry names, got " + describe(names));
+            return;
+        }
+        for (int index = 0; index < names.size(); index++) {
+            JsonNode name = names.get(index);
+            String path = "providers[" + index + "]";
+            if (!name.isValueNode() || name.isNull()) {
+                problems.add(path + ": expected an entry name, got " + describe(name));
+            } else if (entries.apply(name.asText()).isEmpty()) {
+                problems.add(path + ": " + unknownEntry(name.asText()));
             } else {
-                entries.add(entry);
+                converged.add(name.asText());
             }
         }
+    }
+
+    private void readProxies(Path file, JsonNode proxies, Function<String, Optional<Provider>> entries,
+                             Set<String> converged, List<ResolvedProxy> resolved, List<String> problems) {
+        if (proxies == null || proxies.isNull()) {
+            return;
+        }
+        if (!proxies.isArray()) {
+            problems.add("proxies: expected a list of proxies, got " + describe(proxies));
+            return;
+        }
         Set<String> seen = new HashSet<>();
-        for (int index = 0; index < set.proxies().size(); index++) {
-            DesiredProxy proxy = set.proxies().get(index);
+        for (int index = 0; index < proxies.size(); index++) {
             String path = "proxies[" + index + "]";
-            if (proxy == null) {
-                problems.add(path + ": is empty; give at least name and provider");
+            JsonNode node = proxies.get(index);
+            if (!node.isObject()) {
+                problems.add(path + ": expected a mapping with name, provider, machineType and image, got "
+                        + describe(node));
                 continue;
             }
             int before = problems.size();
+            DesiredProxy proxy = bind(node, DesiredProxy.class, path, problems);
+            if (proxy == null) {
+                continue;
+            }
             require(proxy.name(), path + ".name", problems);
-            require(proxy.provider(), path + ".provider", problems);
-            if (proxy.provider() != null && !proxy.provider().isBlank() && !knownEntry.test(proxy.provider())) {
-                problems.add(path + ".provider: no provider entry named '" + proxy.provider()
-                        + "' is configured (see egressctl providers)");
+            require(proxy.machineType(), path + ".machineType", problems);
+            require(proxy.image(), path + ".image", problems);
+            Optional<Provider> provider = Optional.empty();
+            if (require(proxy.provider(), path + ".provider", problems)) {
+                provider = entries.apply(proxy.provider());
+                if (provider.isEmpty()) {
+                    problems.add(path + ".provider: " + unknownEntry(proxy.provider()));
+                }
             }
             if (proxy.name() != null && proxy.provider() != null && !seen.add(proxy.provider() + "/" + proxy.name())) {
                 problems.add(path + ".name: '" + proxy.name() + "' is listed twice for provider entry '"
                         + proxy.provider() + "'");
             }
             String cloudInit = cloudInit(file, proxy, path, problems);
-            if (problems.size() > before) {
+            if (proxy.name() == null || proxy.name().isBlank()) {
                 continue;
             }
             String uid = proxy.uid() == null || proxy.uid().isBlank() ? UUID.randomUUID().toString() : proxy.uid();
@@ -78,34 +184,42 @@ public final class ProxySetLoader {
                     new Placement(proxy.zone(), proxy.machineType(), proxy.image()), cloudInit);
             try {
                 request.validate(proxy.provider());
-                resolved.add(new ResolvedProxy(proxy.provider(), request));
-                entries.add(proxy.provider());
+                // The entry's own checks only for an otherwise sound proxy: they would repeat its problems.
+                if (problems.size() == before && provider.isPresent()) {
+                    provider.get().validate(request);
+                }
             } catch (ProviderException invalid) {
                 problems.add(path + ": " + invalid.detail());
             }
+            if (problems.size() == before) {
+                resolved.add(new ResolvedProxy(proxy.provider(), request));
+                converged.add(proxy.provider());
+            }
         }
-        if (!problems.isEmpty()) {
-            throw new ConfigException(file + ": " + problems.size() + " problem(s), nothing was changed:\n  "
-                    + String.join("\n  ", problems));
-        }
-        return new DesiredState(entries, resolved);
     }
 
-    private ProxySet parse(Path file) {
+    /**
+     * Binds a node, recording unknown fields and mistyped values as problems.
+     *
+     * @return the value, or null when it could not be bound at all
+     */
+    private <T> T bind(JsonNode node, Class<T> type, String path, List<String> problems) {
+        UnknownFieldRecorder unknown = new UnknownFieldRecorder(path);
+        ObjectReader reader = yaml.readerFor(type).withHandler(unknown);
         try {
-            ProxySet set = yaml.readValue(file.toFile(), ProxySet.class);
-            if (set == null) {
-                throw new ConfigException(file + ": the file is empty; it needs a 'proxies' list");
-            }
-            return set;
-        } catch (UnrecognizedPropertyException e) {
-            String known = e.getKnownPropertyIds().stream().map(Object::toString).sorted()
-                    .collect(Collectors.joining(", "));
-            throw new ConfigException(file + ": " + path(e) + ": unknown field (known: " + known + ")", e);
+            T value = reader.readValue(node);
+            problems.addAll(unknown.problems);
+            return value;
         } catch (JsonMappingException e) {
-            throw new ConfigException(file + ": " + path(e) + ": " + e.getOriginalMessage(), e);
+            problems.addAll(unknown.problems);
+            String at = join(path, ProxySetLoader.path(e));
+            JsonNode value = valueAt(node, e);
+            problems.add(at + ": " + (value == null ? e.getOriginalMessage()
+                    : "expected a single value, got " + describe(value)));
+            return null;
         } catch (IOException e) {
-            throw new ConfigException("cannot read " + file + ": " + e.getMessage(), e);
+            problems.add((path.isEmpty() ? "(top level)" : path) + ": " + e.getMessage());
+            return null;
         }
     }
 
@@ -117,22 +231,48 @@ public final class ProxySetLoader {
         if (proxy.cloudInitFile() == null) {
             return proxy.cloudInit() == null ? "" : proxy.cloudInit();
         }
-        Path userData = file.toAbsolutePath().getParent().resolve(proxy.cloudInitFile());
         try {
-            return Files.readString(userData, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            problems.add(path + ".cloudInitFile: cannot read " + userData + ": " + e.getMessage());
+            return UserDataFile.read(file.toAbsolutePath().getParent().resolve(proxy.cloudInitFile()));
+        } catch (ConfigException unreadable) {
+            problems.add(path + ".cloudInitFile: " + unreadable.getMessage());
             return "";
         }
     }
 
-    private static void require(String value, String path, List<String> problems) {
+    private static boolean require(String value, String path, List<String> problems) {
         if (value == null || value.isBlank()) {
             problems.add(path + ": missing");
+            return false;
         }
+        return true;
     }
 
-    /** Renders Jackson's location as {@code proxies[1].zone}. */
+    private static String unknownEntry(String name) {
+        return "no provider entry named '" + name + "' is configured (see egressctl providers)";
+    }
+
+    private static String describe(JsonNode node) {
+        if (node.isArray()) {
+            return "a list";
+        }
+        if (node.isObject()) {
+            return "a mapping";
+        }
+        return node.isNull() ? "nothing" : "'" + node.asText() + "'";
+    }
+
+    private static String at(JsonLocation location) {
+        return location == null || location.getLineNr() < 1 ? "" : " (line " + location.getLineNr() + ")";
+    }
+
+    private static String join(String prefix, String path) {
+        if (path.isEmpty()) {
+            return prefix.isEmpty() ? "(top level)" : prefix;
+        }
+        return prefix.isEmpty() ? path : prefix + "." + path;
+    }
+
+    /** Renders Jackson's location below the bound node as {@code zone} or {@code a[1].b}. */
     static String path(JsonMappingException e) {
         StringBuilder path = new StringBuilder();
         for (JsonMappingException.Reference reference : e.getPath()) {
@@ -145,6 +285,42 @@ public final class ProxySetLoader {
                 path.append(reference.getFieldName());
             }
         }
-        return path.length() == 0 ? "(top level)" : path.toString();
+        return path.toString();
+    }
+
+    private static JsonNode valueAt(JsonNode node, JsonMappingException e) {
+        JsonNode value = node;
+        for (JsonMappingException.Reference reference : e.getPath()) {
+            value = reference.getFieldName() != null ? value.get(reference.getFieldName()) : value.get(reference.getIndex());
+            if (value == null) {
+                return null;
+            }
+        }
+        return value == node ? null : value;
+    }
+
+    /**
+     * Records each unknown field with its path and the fields known there, and skips its value.
+     * The records bound here have only scalar or tree fields, so an unknown field is always one
+     * level below the node being bound.
+     */
+    private static final class UnknownFieldRecorder extends DeserializationProblemHandler {
+        private final String prefix;
+        private final List<String> problems = new ArrayList<>();
+
+        UnknownFieldRecorder(String prefix) {
+            this.prefix = prefix;
+        }
+
+        @Override
+        public boolean handleUnknownProperty(DeserializationContext context, JsonParser parser,
+                                             JsonDeserializer<?> deserializer, Object beanOrClass, String propertyName)
+                throws IOException {
+            Set<String> known = new TreeSet<>();
+            deserializer.getKnownPropertyNames().forEach(name -> known.add(String.valueOf(name)));
+            problems.add(join(prefix, propertyName) + ": unknown field (known: " + String.join(", ", known) + ")");
+            parser.skipChildren();
+            return true;
+        }
     }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.runtime.apply.DesiredState;
+import dev.egressproxies.runtime.apply.Drift;
 import dev.egressproxies.runtime.apply.Plan;
 import dev.egressproxies.runtime.apply.PlanExecutor;
 import dev.egressproxies.runtime.apply.PlanStep;
@@ -19,13 +20,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code egressctl apply -f FILE [--dry-run]}: converges the entries a desired-set file names on
- * that set. Prints the plan, then carries it out; a second run plans nothing.
+ * that set. Checks the whole file first (nothing changes when any of it is wrong), prints the plan
+ * (create, start, replace, delete), then carries it out; a second run plans nothing.
  */
 @Command(name = "apply", mixinStandardHelpOptions = true, description = "Converges the entries a desired-set file names on that set.")
 final class ApplyCommand implements Callable<Integer> {
@@ -41,8 +44,7 @@ final class ApplyCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Session session = root.session();
-        DesiredState desired = new ProxySetLoader().load(file,
-                entry -> session.entries().provider(entry).isPresent());
+        DesiredState desired = new ProxySetLoader().load(file, session.entries()::provider);
         Map<String, List<Instance>> managed = new LinkedHashMap<>();
         for (String entry : desired.entries()) {
             managed.put(entry, session.provider(entry).listManaged(session.deadline()));
@@ -50,25 +52,30 @@ final class ApplyCommand implements Callable<Integer> {
         Plan plan = new Planner().plan(desired.proxies(), managed);
         Printer printer = session.printer();
         if (dryRun || plan.isEmpty()) {
-            report(printer, plan, List.of(), false);
+            report(printer, plan, List.of(), false, dryRun);
             return ExitCode.OK;
         }
         List<StepResult> results = new PlanExecutor(session::provider, session::deadline).execute(plan);
-        report(printer, plan, results, true);
+        report(printer, plan, results, true, false);
         return results.stream().filter(result -> result.error() != null).findFirst()
                 .map(result -> ExitCode.of(result.error().kind()))
                 .orElse(ExitCode.OK);
     }
 
-    private static void report(Printer printer, Plan plan, List<StepResult> results, boolean applied) {
+    private static void report(Printer printer, Plan plan, List<StepResult> results, boolean applied,
+                               boolean dryRun) {
         if (printer.json()) {
-            ObjectNode document = printer.object().put("applied", applied).put("unchanged", plan.unchanged());
+            ObjectNode document = printer.object().put("applied", applied).put("dryRun", dryRun)
+                    .put("unchanged", plan.unchanged());
             ArrayNode steps = document.putArray("plan");
             plan.steps().forEach(step -> steps.add(step(printer, step)));
             ArrayNode outcomes = document.putArray("results");
             for (StepResult result : results) {
                 ObjectNode outcome = step(printer, result.step()).put("id", qualified(result.step().entry(), result.id()))
-                        .put("status", result.skipped() ? "skipped" : result.error() == null ? "ok" : "failed");
+                        .put("status", result.skipped() != null ? "skipped" : result.error() == null ? "ok" : "failed");
+                if (result.skipped() != null) {
+                    outcome.put("reason", result.skipped());
+                }
                 if (result.error() != null) {
                     outcome.put("error", result.error().getMessage()).put("kind", result.error().kind().name());
                 }
@@ -81,18 +88,18 @@ final class ApplyCommand implements Callable<Integer> {
             printer.line("No changes: " + plan.unchanged() + " proxies already as desired.");
             return;
         }
-        printer.line("Plan: " + count(plan, PlanStep.Action.CREATE) + " to create, " + count(plan, PlanStep.Action.START)
-                + " to start, " + count(plan, PlanStep.Action.DELETE) + " to delete, " + plan.unchanged()
-                + " unchanged.");
-        plan.steps().forEach(step -> printer.line("  " + symbol(step.action()) + " " + describe(step)));
+        printer.line("Plan: " + plan.count(PlanStep.Action.CREATE) + " to create, " + plan.count(PlanStep.Action.START)
+                + " to start, " + plan.count(PlanStep.Action.REPLACE) + " to replace, "
+                + plan.count(PlanStep.Action.DELETE) + " to delete, " + plan.unchanged() + " unchanged.");
+        plan.steps().forEach(step -> printer.line("  " + describe(step)));
         if (!applied) {
             printer.line("Dry run: nothing was changed.");
             return;
         }
         for (StepResult result : results) {
-            String what = result.step().action().name().toLowerCase(Locale.ROOT) + " " + describe(result.step());
-            if (result.skipped()) {
-                printer.line("skipped " + what + ": a create or start failed, so nothing is deleted");
+            String what = verb(result.step().action()) + " " + subject(result.step());
+            if (result.skipped() != null) {
+                printer.line("skipped " + what + ": " + result.skipped());
             } else if (result.error() != null) {
                 printer.line("FAILED " + what + ": " + result.error().getMessage());
             } else {
@@ -102,11 +109,34 @@ final class ApplyCommand implements Callable<Integer> {
     }
 
     private static ObjectNode step(Printer printer, PlanStep step) {
-        return printer.object().put("action", step.action().name().toLowerCase(Locale.ROOT))
+        ObjectNode node = printer.object().put("action", verb(step.action()))
                 .put("entry", step.entry()).put("name", step.name());
+        if (!step.id().isEmpty()) {
+            node.put("existingId", qualified(step.entry(), step.id()));
+        }
+        if (step.request() != null) {
+            node.put("zone", step.request().placement().zone())
+                    .put("machineType", step.request().placement().machineType())
+                    .put("image", step.request().placement().image());
+        }
+        if (!step.changes().isEmpty()) {
+            ArrayNode changes = node.putArray("changes");
+            step.changes().forEach(change -> changes.addObject().put("field", change.field())
+                    .put("from", change.from()).put("to", change.to()));
+        }
+        return node;
     }
 
+    /** One plan line: {@code -/+ replace lab/zone-b/egress-1 (zone: zone-b -> zone-a)}. */
     private static String describe(PlanStep step) {
+        String line = symbol(step.action()) + " " + verb(step.action()) + " " + subject(step);
+        if (!step.changes().isEmpty()) {
+            line += " (" + step.changes().stream().map(Drift.Change::toString).collect(Collectors.joining(", ")) + ")";
+        }
+        return line;
+    }
+
+    private static String subject(PlanStep step) {
         return step.id().isEmpty() ? step.entry() + " " + step.name() : qualified(step.entry(), step.id());
     }
 
@@ -114,15 +144,16 @@ final class ApplyCommand implements Callable<Integer> {
         return id == null || id.isEmpty() ? "" : new QualifiedId(entry, id).toString();
     }
 
-    private static String symbol(PlanStep.Action action) {
-        return switch (action) {
-            case CREATE -> "+ create";
-            case START -> "~ start";
-            case DELETE -> "- delete";
-        };
+    private static String verb(PlanStep.Action action) {
+        return action.name().toLowerCase(Locale.ROOT);
     }
 
-    private static long count(Plan plan, PlanStep.Action action) {
-        return plan.steps().stream().filter(step -> step.action() == action).count();
+    private static String symbol(PlanStep.Action action) {
+        return switch (action) {
+            case CREATE -> "+";
+            case START -> "~";
+            case REPLACE -> "-/+";
+            case DELETE -> "-";
+        };
     }
 }

@@ -7,11 +7,15 @@ import dev.egressproxies.api.Placement;
 import dev.egressproxies.runtime.config.ConfigException;
 import dev.egressproxies.runtime.wiring.ProviderEntries;
 import dev.egressproxies.runtime.wiring.Session;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import dev.egressproxies.api.Instance;
+import dev.egressproxies.api.Provider;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.runtime.apply.Drift;
+import dev.egressproxies.runtime.config.UserDataFile;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -56,9 +60,12 @@ final class CreateCommand implements Callable<Integer> {
         String entry = provider != null ? provider : onlyEntry(session.entries());
         CreateRequest request = new CreateRequest(name, uid != null ? uid : UUID.randomUUID().toString(),
                 new Placement(zone, machineType, image), userData());
-        String id = session.provider(entry).create(request, session.deadline());
+        Provider backend = session.provider(entry);
+        String id = backend.create(request, session.deadline());
         QualifiedId qualified = new QualifiedId(entry, id);
         Printer printer = session.printer();
+        otherValues(backend, id, request, session).ifPresent(note -> printer.note("egressctl: note: " + qualified
+                + " already exists with other values than asked: " + note));
         if (printer.json()) {
             printer.print(printer.object().put("id", qualified.toString()).put("entry", entry).put("providerId", id));
         } else {
@@ -72,10 +79,36 @@ final class CreateCommand implements Callable<Integer> {
             return "";
         }
         try {
-            return Files.readString(cloudInit, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new ConfigException("--cloud-init: cannot read " + cloudInit + ": " + e.getMessage(), e);
+            return UserDataFile.read(cloudInit);
+        } catch (ConfigException unreadable) {
+            throw new ConfigException("--cloud-init: " + unreadable.getMessage(), unreadable);
         }
+    }
+
+    /**
+     * What the instance has other than asked for, and what would change it: create returns an
+     * existing instance of the name as it is, which would otherwise go unnoticed.
+     */
+    private Optional<String> otherValues(Provider backend, String id, CreateRequest request, Session session) {
+        Instance instance;
+        try {
+            instance = backend.get(id, session.deadline());
+        } catch (ProviderException unreadable) {
+            return Optional.empty();   // the create worked; this note is not worth failing it
+        }
+        List<String> differences = new ArrayList<>();
+        Drift.between(request, instance).forEach(change -> differences.add(change.field() + " " + change.from()
+                + ", asked " + change.to()));
+        boolean replaceable = !differences.isEmpty();
+        if (uid != null && !instance.uid().isEmpty() && !instance.uid().equals(uid)) {
+            differences.add("uid " + instance.uid() + ", asked " + uid);
+        }
+        if (differences.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(String.join("; ", differences) + ". create does not change an existing instance;"
+                + (replaceable ? " egressctl apply with these values would replace it (delete it, then create it)."
+                : " delete it and create it again to change its uid."));
     }
 
     private static String onlyEntry(ProviderEntries entries) {

@@ -3,6 +3,7 @@ package dev.egressproxies.runtime.cli;
 import dev.egressproxies.runtime.output.Printer;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.egressproxies.api.Instance;
+import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.runtime.wiring.Session;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +14,9 @@ import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code egressctl list [--provider ENTRY]}: every managed proxy of every entry (or of one). An
- * entry that cannot be read fails the command: a partial list would look like missing proxies.
+ * entry that cannot be read does not hide the others: they are listed, its error is printed to
+ * standard error, and the command fails with the error's exit code, so a partial list never
+ * passes for a whole one.
  */
 @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the managed proxies of every entry, or of one.")
 final class ListCommand implements Callable<Integer> {
@@ -34,9 +37,17 @@ final class ListCommand implements Callable<Integer> {
             session.entries().entries().forEach(entry -> names.add(entry.name()));
         }
         List<Printer.Row> rows = new ArrayList<>();
+        List<ProviderException> failures = new ArrayList<>();
         for (String name : names) {
-            for (Instance instance : session.provider(name).listManaged(session.deadline())) {
-                rows.add(new Printer.Row(name, instance));
+            try {
+                for (Instance instance : session.provider(name).listManaged(session.deadline())) {
+                    rows.add(new Printer.Row(name, instance));
+                }
+            } catch (ProviderException e) {
+                if (provider != null) {
+                    throw e;
+                }
+                failures.add(e);
             }
         }
         Printer printer = session.printer();
@@ -47,6 +58,7 @@ final class ListCommand implements Callable<Integer> {
         } else {
             printer.print(Printer.instanceTable(rows));
         }
-        return ExitCode.OK;
+        failures.forEach(failure -> printer.note("egressctl: not listed: " + failure.getMessage()));
+        return failures.isEmpty() ? ExitCode.OK : ExitCode.of(failures.get(0).kind());
     }
 }

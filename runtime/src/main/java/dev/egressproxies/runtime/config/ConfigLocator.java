@@ -52,8 +52,8 @@ public final class ConfigLocator {
     }
 
     private Path userConfigDirectory() {
-        String xdg = environment.get("XDG_CONFIG_HOME");
-        return xdg != null && !xdg.isBlank() ? Path.of(xdg) : userHome.resolve(".config");
+        // A relative $XDG_CONFIG_HOME is ignored, as the XDG base directory specification says.
+        return StateDirectory.xdgDirectory(environment, "XDG_CONFIG_HOME").orElse(userHome.resolve(".config"));
     }
 
     private static Path requireExisting(Path path, String namedBy) {

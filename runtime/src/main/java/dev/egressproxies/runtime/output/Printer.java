@@ -83,6 +83,11 @@ public final class Printer {
                 .put("ip", instance.ip())
                 .put("uid", instance.uid());
         node.put("createdAt", instance.createdAt() == null ? null : instance.createdAt().toString());
+        // What it was created with; "" where its backend did not record it.
+        node.put("zone", instance.placement().zone())
+                .put("machineType", instance.placement().machineType())
+                .put("image", instance.placement().image())
+                .put("userDataSha256", instance.userDataSha256());
         return node;
     }
 

@@ -16,7 +16,9 @@ import javax.inject.Singleton;
 
 /**
  * Provides the plugin catalog (discovered on the module and class path) and the provider entries
- * the configuration asks for, built all or nothing by the registry.
+ * the configuration asks for. The configuration is all or nothing (one unknown field or type and
+ * no entry starts); an entry whose plugin fails to build it fails only its own calls, so one
+ * broken backend does not take down the others.
  */
 @Module
 public final class RegistryModule {
@@ -41,7 +43,7 @@ public final class RegistryModule {
     static ProviderEntries entries(PluginCatalog catalog, Configuration configuration, ProviderContext context) {
         ProviderRegistry registry;
         try {
-            registry = ProviderRegistry.build(catalog, configuration.providers(), context);
+            registry = ProviderRegistry.buildIsolatingFailures(catalog, configuration.providers(), context);
         } catch (ConfigurationException e) {
             throw new ConfigException("config " + configuration.source() + " has "
                     + (e.problems().size() == 1 ? "a problem" : e.problems().size() + " problems")

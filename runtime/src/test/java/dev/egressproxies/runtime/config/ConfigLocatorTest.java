@@ -55,6 +55,9 @@ class ConfigLocatorTest {
                 .locate(null)).contains(xdg);
         Path plain = home.resolve(".config/egress/config.yaml");
         assertThat(new ConfigLocator(Map.of(), work, home).locate(null)).contains(plain);
+        write(work.resolve("xdg/egress/config.yaml"));
+        assertThat(new ConfigLocator(Map.of("XDG_CONFIG_HOME", "xdg"), work.resolve("elsewhere"), home).locate(null))
+                .as("a relative XDG_CONFIG_HOME is ignored").contains(plain);
     }
 
     @Test

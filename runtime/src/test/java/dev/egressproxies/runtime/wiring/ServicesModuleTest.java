@@ -32,6 +32,14 @@ class ServicesModuleTest {
                 .isEqualTo(Path.of("/home/u/.local/state/egress"));
     }
 
+    @Test
+    void aRelativeXdgStateHomeIsIgnoredAsTheSpecificationSays() {
+        Invocation invocation = new Invocation(null, OutputFormat.TABLE, Duration.ofMinutes(1), false,
+                Map.of("XDG_STATE_HOME", "relative/state"), Path.of("/w"), Path.of("/home/u"), System.out, System.err,
+                false);
+        assertThat(ServicesModule.stateDirectory(invocation)).isEqualTo(Path.of("/home/u/.local/state/egress"));
+    }
+
     private static Invocation invocation(OutputFormat output, boolean terminal) {
         PrintStream discard = new PrintStream(new ByteArrayOutputStream());
         return new Invocation(null, output, Duration.ofMinutes(1), false, Map.of(), Path.of("/w"), Path.of("/home/u"),

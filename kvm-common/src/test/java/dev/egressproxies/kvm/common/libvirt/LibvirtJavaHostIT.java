@@ -281,6 +281,10 @@ class LibvirtJavaHostIT {
             assertThat(info).contains("\"format\": \"qcow2\"")
                     .contains("\"backing-filename\": \"" + base.path() + "\"")
                     .contains("\"virtual-size\": " + (1L << 30));
+            assertThat(libvirt.listVolumeNames(pool)).contains(baseName, overlayName);
+            assertThat(VolumeXml.backingPath(libvirt.volumeXml(overlay))).as("the overlay's backing store")
+                    .contains(base.path());
+            assertThat(VolumeXml.backingPath(libvirt.volumeXml(base))).as("the base's").isEmpty();
         }
     }
 
