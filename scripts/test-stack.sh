@@ -185,6 +185,18 @@ ensure_users_and_folders() {
 # connection in the kernel and never answers.
 libvirt_answers() { timeout 5 virsh -q -c "$LIBVIRT_URI" version >/dev/null 2>&1; }
 
+# Prints the pid in PIDFILE, first resuming the process if a fault test left it stopped (SIGSTOP):
+# waiting for an answer from a stopped daemon cannot succeed.
+resume_if_stopped() {
+  local pid
+  pid=$(tr -dc '0-9' <"$1")
+  if [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ]; then
+    log "$2 (pid $pid) is stopped; sending SIGCONT"
+    kill -CONT "$pid"
+  fi
+  echo "$pid"
+}
+
 ensure_libvirtd() {
   local pid
   if ! pid_alive /run/virtlogd.pid; then
@@ -193,13 +205,7 @@ ensure_libvirtd() {
     virtlogd -d
   fi
   if pid_alive /run/libvirtd.pid; then
-    pid=$(tr -dc '0-9' </run/libvirtd.pid)
-    # A fault test may have left it stopped (SIGSTOP): resume it rather than
-    # wait for an answer that cannot come.
-    if [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ]; then
-      log "libvirtd (pid $pid) is stopped; sending SIGCONT"
-      kill -CONT "$pid"
-    fi
+    pid=$(resume_if_stopped /run/libvirtd.pid libvirtd)
     wait_for 10 libvirt_answers \
       || die "libvirtd (pid $pid) runs but does not answer on $LIBVIRT_SOCKET; see /var/log/libvirt/libvirtd.log"
     return
@@ -353,11 +359,7 @@ host2_answers() { timeout 5 virsh -q -c "$HOST2_URI" version >/dev/null 2>&1; }
 ensure_second_libvirtd() {
   local pid folder
   if pid_alive "$HOST2_LIBVIRTD_PID_FILE"; then
-    pid=$(tr -dc '0-9' <"$HOST2_LIBVIRTD_PID_FILE")
-    if [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ]; then
-      log "libvirtd #2 (pid $pid) is stopped; sending SIGCONT"
-      kill -CONT "$pid"
-    fi
+    pid=$(resume_if_stopped "$HOST2_LIBVIRTD_PID_FILE" "libvirtd #2")
     wait_for 10 host2_answers \
       || die "libvirtd #2 (pid $pid) runs but does not answer on $HOST2_SOCKET; see $HOST2_DIR/log/libvirtd.log"
     return
