@@ -3,29 +3,18 @@ package dev.egressproxies.kvm.common.seed;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 /**
- * The cloud-init NoCloud seed of one instance: the files cloud-init reads from a volume labelled
- * {@value #VOLUME_LABEL} on its first boot, and the ISO image that carries them.
- *
- * <ul>
- *   <li>{@value #META_DATA_FILE}: {@code instance-id} and {@code local-hostname}, both the
- *       instance name. cloud-init runs its once-per-instance steps again whenever the
- *       instance-id changes, so it must be stable for the life of the VM.
- *   <li>{@value #USER_DATA_FILE}: exactly the bytes the caller gives, possibly none (cloud-init
- *       then has nothing to do; it expects {@code #cloud-config}, a script, or nothing).
- *   <li>{@value #VENDOR_DATA_FILE}: what the platform itself needs in every guest;
- *       {@link #DEFAULT_VENDOR_DATA} unless overridden. cloud-init merges it under the user-data.
- *   <li>{@value #NETWORK_CONFIG_FILE}: only when given; without it cloud-init falls back to
- *       DHCP on the first interface.
- * </ul>
- *
- * <p>The seed is rebuilt in full for every create, never patched: an upload cut off earlier
- * would otherwise boot a VM without its configuration.
+ * The cloud-init NoCloud seed of one instance and its ISO image, labelled {@value #VOLUME_LABEL}:
+ * {@value #META_DATA_FILE} (instance-id and local-hostname, both the instance name, stable for the
+ * VM's life so cloud-init's once-per-instance steps run once), {@value #USER_DATA_FILE} (the
+ * caller's bytes, possibly none), {@value #VENDOR_DATA_FILE} and, only when given,
+ * {@value #NETWORK_CONFIG_FILE} (without it cloud-init uses DHCP on the first interface).
  */
 public final class NoCloudSeed {
     /** The volume label cloud-init's NoCloud data source looks for. */
@@ -40,14 +29,9 @@ public final class NoCloudSeed {
     public static final String NETWORK_CONFIG_FILE = "network-config";
 
     /**
-     * The vendor-data used unless overridden: installs the QEMU guest agent and starts it.
-     *
-     * <p>The agent is how the platform learns a VM's address when the host's ARP table does not
-     * know it. {@code packages} makes cloud-init refresh the package index first. The explicit
-     * {@code systemctl enable --now} is there because the agent's unit is usually started by a
-     * udev rule when its virtio port appears, and that happened at boot, before the package
-     * was installed; on distributions where the unit is static, {@code enable} is a harmless
-     * no-op and {@code --now} still starts it.
+     * The vendor-data used unless overridden: installs the QEMU guest agent, through which the
+     * platform learns an address the host's ARP table lacks, and starts it. {@code enable --now}
+     * because the udev rule that would start it fired at boot, before the package was installed.
      */
     public static final String DEFAULT_VENDOR_DATA = """
             #cloud-config
@@ -57,6 +41,8 @@ public final class NoCloudSeed {
               - [systemctl, enable, --now, qemu-guest-agent.service]
             """;
 
+    private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
+
     private final String instanceName;
     private final byte[] userData;
     private final String vendorData;
@@ -64,7 +50,7 @@ public final class NoCloudSeed {
 
     private NoCloudSeed(Builder builder) {
         this.instanceName = builder.instanceName;
-        this.userData = builder.userData.clone();
+        this.userData = builder.userData;
         this.vendorData = builder.vendorData;
         this.networkConfig = builder.networkConfig;
     }
@@ -73,71 +59,56 @@ public final class NoCloudSeed {
      * Starts a seed for the instance {@code instanceName}, with empty user-data, the default
      * vendor-data and no network-config.
      *
-     * @throws IllegalArgumentException when the name is blank or is not valid text
+     * @throws IllegalArgumentException when the name is not a DNS label
      */
     public static Builder builder(String instanceName) {
         return new Builder(instanceName);
     }
 
-    /** Returns the instance name, recorded as instance-id and local-hostname. */
-    public String instanceName() {
-        return instanceName;
+    /**
+     * The meta-data document. Quoted because YAML 1.1 reads labels such as {@code no}, {@code 123}
+     * or {@code 2024-01-02} as other types; a DNS label needs no escaping inside the quotes.
+     */
+    String metaData() {
+        return "instance-id: \"" + instanceName + "\"\nlocal-hostname: \"" + instanceName + "\"\n";
     }
 
-    /** Returns the meta-data document, a YAML mapping with the instance name quoted. */
-    public String metaData() {
-        return "instance-id: " + YamlDoubleQuoted.quote(instanceName) + "\n"
-                + "local-hostname: " + YamlDoubleQuoted.quote(instanceName) + "\n";
-    }
-
-    /** Returns a copy of the user-data bytes. */
-    public byte[] userData() {
+    byte[] userData() {
         return userData.clone();
     }
 
-    /** Returns the vendor-data document. */
-    public String vendorData() {
-        return vendorData;
-    }
-
-    /** Returns the network-config document, if one was given. */
-    public Optional<String> networkConfig() {
+    Optional<String> networkConfig() {
         return Optional.ofNullable(networkConfig);
     }
 
-    /**
-     * Returns the seed as an ISO volume labelled {@value #VOLUME_LABEL}.
-     *
-     * @param recordedAt the time recorded in the image; the same time gives the same image
-     * @throws IllegalArgumentException when the files exceed {@link IsoVolume}'s limits
-     */
-    public IsoVolume toIsoVolume(Instant recordedAt) {
-        List<IsoFile> files = new ArrayList<>();
-        files.add(IsoFile.ofUtf8(META_DATA_FILE, metaData()));
-        files.add(IsoFile.of(USER_DATA_FILE, userData));
-        files.add(IsoFile.ofUtf8(VENDOR_DATA_FILE, vendorData));
+    /** The seed's files by name, as the image records them. */
+    SortedMap<String, byte[]> files() {
+        SortedMap<String, byte[]> files = new TreeMap<>();
+        files.put(META_DATA_FILE, metaData().getBytes(StandardCharsets.UTF_8));
+        files.put(USER_DATA_FILE, userData.clone());
+        files.put(VENDOR_DATA_FILE, vendorData.getBytes(StandardCharsets.UTF_8));
         if (networkConfig != null) {
-            files.add(IsoFile.ofUtf8(NETWORK_CONFIG_FILE, networkConfig));
+            files.put(NETWORK_CONFIG_FILE, networkConfig.getBytes(StandardCharsets.UTF_8));
         }
-        return new IsoVolume(VOLUME_LABEL, recordedAt, files);
+        return files;
     }
 
     /**
      * Returns the seed's ISO image, recorded at {@code clock}'s current instant.
      *
-     * @throws IllegalArgumentException when the files exceed {@link IsoVolume}'s limits
+     * @throws IllegalArgumentException when the files hold over 32 MiB
      */
     public byte[] toIsoImage(Clock clock) {
         return toIsoImage(clock.instant());
     }
 
     /**
-     * Returns the seed's ISO image, recorded at {@code recordedAt}.
+     * Returns the seed's ISO image, recorded at {@code recordedAt}; the same time gives the same bytes.
      *
-     * @throws IllegalArgumentException when the files exceed {@link IsoVolume}'s limits
+     * @throws IllegalArgumentException when the files hold over 32 MiB or the year is outside 1900 to 2155
      */
     public byte[] toIsoImage(Instant recordedAt) {
-        return Iso9660Writer.toByteArray(toIsoVolume(recordedAt));
+        return SeedIso.write(recordedAt, files());
     }
 
     @Override
@@ -155,11 +126,11 @@ public final class NoCloudSeed {
         private String networkConfig;
 
         private Builder(String instanceName) {
-            Objects.requireNonNull(instanceName, "instanceName");
-            if (instanceName.isBlank()) {
-                throw new IllegalArgumentException("instance name is blank: cloud-init needs an instance-id");
+            // Requests are checked to be DNS labels already; this keeps the meta-data YAML safe on its own.
+            if (!DNS_LABEL.matcher(Objects.requireNonNull(instanceName, "instanceName")).matches()) {
+                throw new IllegalArgumentException("instance name '" + instanceName + "' is not a DNS label: use 1 to"
+                        + " 63 characters of a-z, 0-9 and '-', starting and ending with a letter or digit");
             }
-            YamlDoubleQuoted.quote(instanceName); // rejects a name that is not valid text, early
             this.instanceName = instanceName;
         }
 
@@ -174,11 +145,7 @@ public final class NoCloudSeed {
             return userData(Objects.requireNonNull(userData, "userData").getBytes(StandardCharsets.UTF_8));
         }
 
-        /**
-         * Replaces {@link #DEFAULT_VENDOR_DATA}; {@code ""} writes an empty vendor-data file.
-         * Callers whose configuration treats an absent value as "use the default" keep that
-         * mapping on their side, so this never guesses.
-         */
+        /** Replaces {@link #DEFAULT_VENDOR_DATA}; {@code ""} writes an empty vendor-data file. */
         public Builder vendorData(String vendorData) {
             this.vendorData = Objects.requireNonNull(vendorData, "vendorData");
             return this;

@@ -8,8 +8,10 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Map;
-import java.util.stream.Collectors;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Checks which files a NoCloud seed holds and what goes in them. */
 class NoCloudSeedTest {
@@ -17,52 +19,59 @@ class NoCloudSeedTest {
 
     @Test
     void holdsMetaUserAndVendorDataUnderTheCidataLabel() {
-        IsoVolume volume = NoCloudSeed.builder("proxy-1").userData("#cloud-config\n").build().toIsoVolume(NOW);
-        assertThat(volume.label()).isEqualTo("cidata");
-        assertThat(volume.recordedAt()).isEqualTo(NOW);
-        assertThat(contents(volume)).containsOnlyKeys("meta-data", "user-data", "vendor-data");
-        assertThat(contents(volume).get("user-data")).isEqualTo("#cloud-config\n");
+        NoCloudSeed seed = NoCloudSeed.builder("proxy-1").userData("#cloud-config\n").build();
+        assertThat(NoCloudSeed.VOLUME_LABEL).isEqualTo("cidata");
+        assertThat(contents(seed)).containsOnlyKeys("meta-data", "user-data", "vendor-data");
+        assertThat(contents(seed).get("user-data")).isEqualTo("#cloud-config\n");
     }
 
     @Test
     void writesInstanceIdAndLocalHostnameAsQuotedYaml() {
         NoCloudSeed seed = NoCloudSeed.builder("proxy-1").build();
         assertThat(seed.metaData()).isEqualTo("instance-id: \"proxy-1\"\nlocal-hostname: \"proxy-1\"\n");
-        assertThat(contents(seed.toIsoVolume(NOW)).get("meta-data")).isEqualTo(seed.metaData());
+        assertThat(contents(seed).get("meta-data")).isEqualTo(seed.metaData());
     }
 
     @Test
-    void quotesNamesThatWouldOtherwiseChangeTheDocument() {
-        assertThat(NoCloudSeed.builder("a: b\n\"c\"").build().metaData())
-                .isEqualTo("instance-id: \"a: b\\u000A\\\"c\\\"\"\nlocal-hostname: \"a: b\\u000A\\\"c\\\"\"\n")
-                .hasLineCount(2);
+    void quotesLabelsSoYamlCannotReadThemAsNumbersOrBooleans() {
+        assertThat(NoCloudSeed.builder("123").build().metaData())
+                .isEqualTo("instance-id: \"123\"\nlocal-hostname: \"123\"\n");
+        assertThat(NoCloudSeed.builder("no").build().metaData()).startsWith("instance-id: \"no\"\n");
     }
 
-    @Test
-    void refusesBlankOrInvalidInstanceNames() {
-        assertThatThrownBy(() -> NoCloudSeed.builder(" ")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("instance name is blank");
-        assertThatThrownBy(() -> NoCloudSeed.builder("x\uDC00")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("surrogate");
+    @ParameterizedTest
+    @ValueSource(strings = {" ", "", "a: b\n\"c\"", "x\ninstance-id: evil\t\u0000\u007f", "a\"b\\c", "kůň\u2028🐴",
+        "x\uDC00", "Proxy", "-a", "a-",
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"})
+    void refusesNamesThatAreNotDnsLabelsSoNoneCanChangeTheDocument(String name) {
+        assertThatThrownBy(() -> NoCloudSeed.builder(name)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("instance name '" + name + "' is not a DNS label");
     }
 
     @Test
     void keepsEmptyUserDataAsAnEmptyFile() {
-        assertThat(contents(NoCloudSeed.builder("p").build().toIsoVolume(NOW)).get("user-data")).isEmpty();
+        assertThat(contents(NoCloudSeed.builder("p").build()).get("user-data")).isEmpty();
     }
 
     @Test
-    void keepsUserDataBytesExactly() {
+    void keepsUserDataBytesExactlyAndCopiesThemInAndOut() {
         byte[] gzipMagic = {(byte) 0x1F, (byte) 0x8B, 0x08, 0x00, (byte) 0xFF};
-        NoCloudSeed seed = NoCloudSeed.builder("p").userData(gzipMagic).build();
-        IsoFile userData = file(seed.toIsoVolume(NOW), "user-data");
-        assertThat(userData.content()).containsExactly(gzipMagic);
+        NoCloudSeed seed = NoCloudSeed.builder("p").userData(gzipMagic.clone()).build();
+        assertThat(seed.files().get("user-data")).containsExactly(gzipMagic);
+        seed.userData()[0] = 9;
+        seed.files().get("user-data")[1] = 9;
         assertThat(seed.userData()).containsExactly(gzipMagic);
     }
 
     @Test
+    void encodesTextAsUtf8WithoutByteOrderMark() {
+        assertThat(NoCloudSeed.builder("p").userData("kůň").build().files().get("user-data"))
+                .isEqualTo("kůň".getBytes(StandardCharsets.UTF_8)).startsWith('k');
+    }
+
+    @Test
     void installsAndStartsTheGuestAgentByDefault() {
-        String vendorData = contents(NoCloudSeed.builder("p").build().toIsoVolume(NOW)).get("vendor-data");
+        String vendorData = contents(NoCloudSeed.builder("p").build()).get("vendor-data");
         assertThat(vendorData).isEqualTo(NoCloudSeed.DEFAULT_VENDOR_DATA)
                 .startsWith("#cloud-config\n")
                 .contains("packages:\n  - qemu-guest-agent\n")
@@ -71,10 +80,9 @@ class NoCloudSeedTest {
 
     @Test
     void letsTheCallerReplaceOrEmptyTheVendorData() {
-        assertThat(contents(NoCloudSeed.builder("p").vendorData("#cloud-config\n{}\n").build().toIsoVolume(NOW))
+        assertThat(contents(NoCloudSeed.builder("p").vendorData("#cloud-config\n{}\n").build())
                 .get("vendor-data")).isEqualTo("#cloud-config\n{}\n");
-        assertThat(contents(NoCloudSeed.builder("p").vendorData("").build().toIsoVolume(NOW))
-                .get("vendor-data")).isEmpty();
+        assertThat(contents(NoCloudSeed.builder("p").vendorData("").build()).get("vendor-data")).isEmpty();
     }
 
     @Test
@@ -82,22 +90,28 @@ class NoCloudSeedTest {
         assertThat(NoCloudSeed.builder("p").build().networkConfig()).isEmpty();
         NoCloudSeed seed = NoCloudSeed.builder("p").networkConfig("version: 2\n").build();
         assertThat(seed.networkConfig()).contains("version: 2\n");
-        assertThat(contents(seed.toIsoVolume(NOW))).containsEntry("network-config", "version: 2\n");
+        assertThat(contents(seed)).containsEntry("network-config", "version: 2\n");
     }
 
     @Test
     void buildsTheSameImageFromAClockAsFromItsInstant() {
         NoCloudSeed seed = NoCloudSeed.builder("p").userData("#cloud-config\n").build();
         byte[] fromClock = seed.toIsoImage(Clock.fixed(NOW, ZoneOffset.ofHours(5)));
-        assertThat(fromClock).isEqualTo(seed.toIsoImage(NOW))
-                .isEqualTo(Iso9660Writer.toByteArray(seed.toIsoVolume(NOW)));
+        assertThat(fromClock).isEqualTo(seed.toIsoImage(NOW)).isEqualTo(SeedIso.write(NOW, seed.files()));
     }
 
     @Test
-    void refusesUserDataOverTheVolumeLimitWithAClearMessage() {
-        NoCloudSeed seed = NoCloudSeed.builder("p").userData(new byte[IsoVolume.MAXIMUM_CONTENT_BYTES]).build();
-        assertThatThrownBy(() -> seed.toIsoVolume(NOW)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("over the limit of 33554432");
+    void acceptsThirtyTwoMebibytesOfContentAndRefusesOneByteMore() {
+        int metaData = NoCloudSeed.builder("p").build().metaData().length();
+        NoCloudSeed fits = NoCloudSeed.builder("p").vendorData("")
+                .userData(new byte[SeedIso.MAXIMUM_CONTENT_BYTES - metaData]).build();
+        assertThat(fits.toIsoImage(NOW)).hasSizeGreaterThan(SeedIso.MAXIMUM_CONTENT_BYTES);
+
+        NoCloudSeed over = NoCloudSeed.builder("p").vendorData("x")
+                .userData(new byte[SeedIso.MAXIMUM_CONTENT_BYTES - metaData]).build();
+        assertThatThrownBy(() -> over.toIsoImage(NOW)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the files hold 33554433 bytes, over the limit of 33554432 for an ISO volume built in"
+                        + " memory: shrink them");
     }
 
     @Test
@@ -107,12 +121,9 @@ class NoCloudSeedTest {
                 .contains("user-data 17 bytes");
     }
 
-    private static IsoFile file(IsoVolume volume, String name) {
-        return volume.files().stream().filter(file -> file.name().equals(name)).findFirst().orElseThrow();
-    }
-
-    private static Map<String, String> contents(IsoVolume volume) {
-        return volume.files().stream().collect(Collectors.toMap(IsoFile::name,
-                file -> new String(file.content(), StandardCharsets.UTF_8)));
+    private static Map<String, String> contents(NoCloudSeed seed) {
+        Map<String, String> contents = new TreeMap<>();
+        seed.files().forEach((name, content) -> contents.put(name, new String(content, StandardCharsets.UTF_8)));
+        return contents;
     }
 }

@@ -1,26 +1,24 @@
 package dev.egressproxies.kvm.common.seed;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.egressproxies.kvm.common.seed.ImageInspector.Record;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TimeZone;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
-/** Checks the bytes {@link Iso9660Writer} produces against ECMA-119 and Joliet, field by field. */
-class Iso9660WriterLayoutTest {
+/** Checks the bytes {@link SeedIso} produces against ECMA-119 and Joliet, field by field. */
+class SeedIsoTest {
     private static final Instant RECORDED_AT = Instant.parse("2024-05-06T07:08:09.12Z");
     private static final int SECTOR = ImageInspector.SECTOR;
+    private static final String META_DATA = "instance-id: \"a\"\nlocal-hostname: \"a\"\n";
 
     /** More than two sectors of bytes of every value, so no sector of it looks like another. */
     private static final byte[] LARGE = patterned(5000);
@@ -33,15 +31,12 @@ class Iso9660WriterLayoutTest {
         return bytes;
     }
 
-    private static IsoVolume sampleVolume() {
-        return new IsoVolume("cidata", RECORDED_AT, List.of(
-                IsoFile.ofUtf8("user-data", "#cloud-config\n"),
-                IsoFile.ofUtf8("meta-data", "instance-id: \"a\"\n"),
-                IsoFile.of("vendor-data", LARGE),
-                IsoFile.of("empty", new byte[0])));
+    /** All four NoCloud files: a large one, an empty one, two small ones. */
+    private static NoCloudSeed sampleSeed() {
+        return NoCloudSeed.builder("a").userData(LARGE).vendorData("#cloud-config\n").networkConfig("").build();
     }
 
-    private final byte[] image = Iso9660Writer.toByteArray(sampleVolume());
+    private final byte[] image = sampleSeed().toIsoImage(RECORDED_AT);
     private final ImageInspector inspector = new ImageInspector(image);
 
     @Nested
@@ -51,7 +46,6 @@ class Iso9660WriterLayoutTest {
             assertThat(image.length % SECTOR).isZero();
             assertThat(inspector.bothEndian32(16 * SECTOR + 80)).isEqualTo(image.length / SECTOR);
             assertThat(inspector.bothEndian32(17 * SECTOR + 80)).isEqualTo(image.length / SECTOR);
-            assertThat(Iso9660Writer.imageSize(sampleVolume())).isEqualTo(image.length);
         }
 
         @Test
@@ -69,13 +63,6 @@ class Iso9660WriterLayoutTest {
             assertThat(inspector.unsigned8(17 * SECTOR)).isEqualTo(2);
             assertThat(inspector.unsigned8(18 * SECTOR)).isEqualTo(255);
             assertThat(inspector.bytes(18 * SECTOR + 7, SECTOR - 7)).containsOnly(0);
-        }
-
-        @Test
-        void writesToAStreamExactlyWhatItReturnsAsBytes() throws Exception {
-            ByteArrayOutputStream stream = new ByteArrayOutputStream();
-            Iso9660Writer.write(sampleVolume(), stream);
-            assertThat(stream.toByteArray()).isEqualTo(image);
         }
     }
 
@@ -189,22 +176,22 @@ class Iso9660WriterLayoutTest {
         @Test
         void giveThePrimaryHierarchyLevelOneNamesInEcma119Order() {
             assertThat(fileRecords(16)).extracting(Record::asciiIdentifier)
-                    .containsExactly("EMPTY.;1", "META_DAT.;1", "USER_DAT.;1", "VENDOR_D.;1");
+                    .containsExactly("META_DAT.;1", "NETWORK_.;1", "USER_DAT.;1", "VENDOR_D.;1");
         }
 
         @Test
         void giveTheJolietHierarchyTheNamesAsGivenInUcs2WithoutVersion() {
             assertThat(fileRecords(17)).extracting(Record::ucs2Identifier)
-                    .containsExactly("empty", "meta-data", "user-data", "vendor-data");
+                    .containsExactly("meta-data", "network-config", "user-data", "vendor-data");
         }
 
         @Test
         void pointBothHierarchiesAtTheSameSectorAlignedData() {
             Map<String, byte[]> expected = Map.of(
-                    "empty", new byte[0],
-                    "meta-data", "instance-id: \"a\"\n".getBytes(StandardCharsets.UTF_8),
-                    "user-data", "#cloud-config\n".getBytes(StandardCharsets.UTF_8),
-                    "vendor-data", LARGE);
+                    "meta-data", META_DATA.getBytes(StandardCharsets.UTF_8),
+                    "network-config", new byte[0],
+                    "user-data", LARGE,
+                    "vendor-data", "#cloud-config\n".getBytes(StandardCharsets.UTF_8));
             List<Record> primary = fileRecords(16);
             List<Record> joliet = fileRecords(17);
             for (int index = 0; index < joliet.size(); index++) {
@@ -218,8 +205,9 @@ class Iso9660WriterLayoutTest {
 
         @Test
         void padTheLastSectorOfEachFileWithZeros() {
-            Record vendorData = fileRecords(17).get(3);
-            long end = vendorData.extent() * SECTOR + vendorData.dataLength();
+            Record userData = fileRecords(17).get(2);
+            assertThat(userData.ucs2Identifier()).isEqualTo("user-data");
+            long end = userData.extent() * SECTOR + userData.dataLength();
             assertThat(inspector.bytes(end, Math.toIntExact(SECTOR - end % SECTOR))).containsOnly(0);
         }
 
@@ -240,26 +228,6 @@ class Iso9660WriterLayoutTest {
             assertThat(fileRecords(16).get(0).date()).containsExactly(124, 5, 6, 7, 8, 9, 0);
         }
 
-        @Test
-        void spanSeveralSectorsWithoutARecordCrossingABoundary() {
-            List<IsoFile> files = IntStream.range(0, 200)
-                    .mapToObj(index -> IsoFile.ofUtf8(String.format("%03d", index) + "-".repeat(61), "file " + index))
-                    .toList();
-            ImageInspector many = new ImageInspector(Iso9660Writer.toByteArray(new IsoVolume("many", RECORDED_AT, files)));
-
-            Record jolietRoot = many.rootRecordOf(17);
-            assertThat(jolietRoot.dataLength()).isGreaterThan(10L * SECTOR);
-            List<Record> jolietFiles = many.recordsOf(jolietRoot).subList(2, 202);
-            for (int index = 0; index < 200; index++) {
-                Record file = jolietFiles.get(index);
-                assertThat(file.ucs2Identifier()).isEqualTo(files.get(index).name());
-                assertThat(many.content(file)).isEqualTo(files.get(index).content());
-            }
-            List<Record> primaryFiles = many.recordsOf(many.rootRecordOf(16)).subList(2, 202);
-            assertThat(primaryFiles).extracting(Record::asciiIdentifier).doesNotHaveDuplicates()
-                    .allMatch(identifier -> identifier.matches("[A-Z0-9_]{1,8}\\.[A-Z0-9_]{0,3};1"));
-        }
-
         private List<Record> fileRecords(int descriptorSector) {
             List<Record> records = inspector.recordsOf(inspector.rootRecordOf(descriptorSector));
             return records.subList(2, records.size());
@@ -270,20 +238,12 @@ class Iso9660WriterLayoutTest {
     class Determinism {
         @Test
         void sameVolumeGivesSameBytes() {
-            assertThat(Iso9660Writer.toByteArray(sampleVolume())).isEqualTo(image);
-        }
-
-        @Test
-        void fileOrderDoesNotMatter() {
-            List<IsoFile> reversed = new ArrayList<>(sampleVolume().files());
-            Collections.reverse(reversed);
-            assertThat(Iso9660Writer.toByteArray(new IsoVolume("cidata", RECORDED_AT, reversed))).isEqualTo(image);
+            assertThat(sampleSeed().toIsoImage(RECORDED_AT)).isEqualTo(image);
         }
 
         @Test
         void recordingTimeChangesOnlyDateFields() {
-            byte[] later = Iso9660Writer.toByteArray(
-                    new IsoVolume("cidata", RECORDED_AT.plusSeconds(3600), sampleVolume().files()));
+            byte[] later = sampleSeed().toIsoImage(RECORDED_AT.plusSeconds(3600));
             assertThat(later).hasSameSizeAs(image).isNotEqualTo(image);
             assertThat(new ImageInspector(later).rootRecordOf(16).extent()).isEqualTo(inspector.rootRecordOf(16).extent());
         }
@@ -295,22 +255,40 @@ class Iso9660WriterLayoutTest {
             try {
                 TimeZone.setDefault(TimeZone.getTimeZone("Asia/Kolkata"));
                 Locale.setDefault(Locale.forLanguageTag("ar-EG-u-nu-arab"));
-                assertThat(Iso9660Writer.toByteArray(sampleVolume())).isEqualTo(image);
+                assertThat(sampleSeed().toIsoImage(RECORDED_AT)).isEqualTo(image);
             } finally {
                 TimeZone.setDefault(zone);
                 Locale.setDefault(locale);
             }
         }
+    }
+
+    @Nested
+    class RecordingTime {
+        private static final Instant INSTANT = Instant.parse("2031-12-25T23:59:58.987654321Z");
 
         @Test
-        void collidingPrimaryNamesAreNumberedByNameNotByInputOrder() {
-            List<IsoFile> files = List.of(IsoFile.ofUtf8("vendor-data2", "b"), IsoFile.ofUtf8("vendor-data", "a"));
-            ImageInspector colliding = new ImageInspector(Iso9660Writer.toByteArray(new IsoVolume("x", RECORDED_AT, files)));
-            Map<String, String> primaryNameOf = new HashMap<>();
-            for (Record record : colliding.recordsOf(colliding.rootRecordOf(16)).subList(2, 4)) {
-                primaryNameOf.put(new String(colliding.content(record), StandardCharsets.UTF_8), record.asciiIdentifier());
+        void volumeDescriptorDateIsSixteenDigitsWithHundredthsAndAZeroOffset() {
+            assertThat(new ImageInspector(sampleSeed().toIsoImage(INSTANT)).bytes(16L * SECTOR + 813, 17))
+                    .isEqualTo("2031122523595898\0".getBytes(StandardCharsets.US_ASCII));
+        }
+
+        @Test
+        void directoryRecordDateCountsYearsSince1900() {
+            ImageInspector later = new ImageInspector(sampleSeed().toIsoImage(INSTANT));
+            assertThat(later.rootRecordOf(17).date()).containsExactly(131, 12, 25, 23, 59, 58, 0);
+        }
+
+        @Test
+        void acceptsTheYearsASingleByteAfter1900CanHoldAndNoOthers() {
+            assertThat(sampleSeed().toIsoImage(Instant.parse("1900-01-01T00:00:00Z"))).isNotEmpty();
+            ImageInspector last = new ImageInspector(sampleSeed().toIsoImage(Instant.parse("2155-12-31T23:59:59Z")));
+            assertThat(last.rootRecordOf(16).date()[0]).isEqualTo((byte) 255);
+            for (String outside : new String[] {"2156-01-01T00:00:00Z", "1899-12-31T23:59:59Z", "2200-01-01T00:00:00Z"}) {
+                assertThatThrownBy(() -> sampleSeed().toIsoImage(Instant.parse(outside)))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("outside the years 1900 to 2155");
             }
-            assertThat(primaryNameOf).containsEntry("a", "VENDOR_D.;1").containsEntry("b", "VENDOR_1.;1");
         }
     }
 }
