@@ -4,9 +4,8 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * What CPU the guest sees: a host setting, since what works depends on the host. Nested KVM, for
- * example, fails {@code host-passthrough} on an MSR while {@code host-model} works, and software
- * emulation ({@link DomainType#QEMU}) is best left to QEMU's default model.
+ * What CPU the guest sees: a host setting, since what works depends on the host (nested KVM fails
+ * {@code host-passthrough} on an MSR where {@code host-model} works).
  */
 public sealed interface CpuMode {
 
@@ -30,10 +29,7 @@ public sealed interface CpuMode {
         return new HypervisorDefault();
     }
 
-    /**
-     * The default for a domain type: {@code host-model} under KVM (it works on nested hosts where
-     * {@code host-passthrough} does not), QEMU's default model under emulation.
-     */
+    /** {@code host-model} under KVM, QEMU's default model under emulation. */
     static CpuMode defaultFor(DomainType type) {
         return type == DomainType.KVM ? hostModel() : hypervisorDefault();
     }
@@ -74,8 +70,7 @@ public sealed interface CpuMode {
     record Named(String model) implements CpuMode {
         /** Requires a name. */
         public Named {
-            Objects.requireNonNull(model, "model");
-            if (model.isBlank()) {
+            if (Objects.requireNonNull(model, "model").isBlank()) {
                 throw new IllegalArgumentException("the CPU model name is blank");
             }
         }

@@ -5,19 +5,13 @@ import java.util.Locale;
 /** The on-disk format of a storage volume. */
 public enum DiskFormat {
     /** Plain bytes: seed images, markers, raw base images. */
-    RAW("raw"),
+    RAW,
     /** QEMU copy-on-write: cloud images and per-VM overlays. */
-    QCOW2("qcow2");
-
-    private final String xmlName;
-
-    DiskFormat(String xmlName) {
-        this.xmlName = xmlName;
-    }
+    QCOW2;
 
     /** The name libvirt and QEMU use. */
     public String xmlName() {
-        return xmlName;
+        return name().toLowerCase(Locale.ROOT);
     }
 
     /**
@@ -27,7 +21,7 @@ public enum DiskFormat {
      */
     public static DiskFormat parse(String text) {
         for (DiskFormat format : values()) {
-            if (format.xmlName.equals(text.strip().toLowerCase(Locale.ROOT))) {
+            if (format.xmlName().equals(text.strip().toLowerCase(Locale.ROOT))) {
                 return format;
             }
         }

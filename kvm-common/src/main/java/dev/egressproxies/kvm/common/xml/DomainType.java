@@ -3,26 +3,18 @@ package dev.egressproxies.kvm.common.xml;
 import java.util.Locale;
 
 /**
- * The {@code type} of a libvirt domain: which accelerator runs the guest. A host setting, because
- * what works depends on the host: {@link #KVM} where hardware virtualization is available and
- * works for the firmware in use, {@link #QEMU} (software emulation) elsewhere, for example for
- * UEFI guests on nested KVM that stop with an emulation failure.
+ * The {@code type} of a libvirt domain, a host setting: {@link #KVM} where hardware virtualization
+ * works for the firmware in use, {@link #QEMU} elsewhere (e.g. UEFI guests on nested KVM).
  */
 public enum DomainType {
     /** Hardware-accelerated by KVM. */
-    KVM("kvm"),
+    KVM,
     /** Emulated by QEMU's TCG; slow, but runs anywhere. */
-    QEMU("qemu");
-
-    private final String xmlName;
-
-    DomainType(String xmlName) {
-        this.xmlName = xmlName;
-    }
+    QEMU;
 
     /** The value of the domain's {@code type} attribute. */
     public String xmlName() {
-        return xmlName;
+        return name().toLowerCase(Locale.ROOT);
     }
 
     /**
@@ -32,7 +24,7 @@ public enum DomainType {
      */
     public static DomainType parse(String text) {
         for (DomainType type : values()) {
-            if (type.xmlName.equals(text.strip().toLowerCase(Locale.ROOT))) {
+            if (type.xmlName().equals(text.strip().toLowerCase(Locale.ROOT))) {
                 return type;
             }
         }

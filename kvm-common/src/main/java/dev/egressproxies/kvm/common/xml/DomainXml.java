@@ -9,16 +9,13 @@ import org.w3c.dom.Element;
 
 /**
  * Writes libvirt's domain XML for a {@link DomainDefinition}: an x86_64 HVM guest booting from a
- * virtio qcow2 overlay, with its NoCloud seed as a read-only SATA CD-ROM, one virtio interface on
- * the host's bridge, a serial console, a guest agent channel and the platform's metadata.
- *
- * <p>The XML is built as a DOM tree and serialized by the JDK, so names and paths are escaped
- * whatever they contain; text XML cannot carry at all is refused with {@link
- * IllegalArgumentException}.
+ * virtio qcow2 overlay, its NoCloud seed as a read-only SATA CD-ROM, one virtio interface on the
+ * host's bridge, a serial console, a guest agent channel and the platform's metadata. Values are
+ * escaped whatever they contain; text XML cannot carry is refused with IllegalArgumentException.
  */
 public final class DomainXml {
     /** The channel name the QEMU guest agent listens on; libvirt finds the agent through it. */
-    static final String GUEST_AGENT_CHANNEL = "org.qemu.guest_agent.0";
+    private static final String GUEST_AGENT_CHANNEL = "org.qemu.guest_agent.0";
 
     private DomainXml() {
     }
@@ -30,7 +27,7 @@ public final class DomainXml {
         document.appendChild(domain);
         attribute(domain, "type", definition.platform().domainType().xmlName());
         appendText(domain, "name", definition.name());
-        InstanceMetadataXml.append(append(domain, "metadata"), definition.metadata());
+        definition.metadata().appendTo(append(domain, "metadata"));
         attribute(appendText(domain, "memory", Long.toString(definition.memoryMiB())), "unit", "MiB");
         appendText(domain, "vcpu", Integer.toString(definition.vcpus()));
         appendOperatingSystem(domain, definition);
@@ -71,7 +68,7 @@ public final class DomainXml {
             attribute(cpu, "match", "exact");
             attribute(appendText(cpu, "model", named.model()), "fallback", "allow");
         }
-        // CpuMode.HypervisorDefault: no element, QEMU picks its default model.
+        // HypervisorDefault: no element, QEMU picks its default model.
     }
 
     private static void appendDevices(Element domain, DomainDefinition definition) {

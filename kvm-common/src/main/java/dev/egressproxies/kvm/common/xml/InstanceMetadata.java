@@ -1,42 +1,50 @@
 package dev.egressproxies.kvm.common.xml;
 
+import static dev.egressproxies.kvm.common.xml.XmlDocuments.requireXmlText;
+
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import javax.xml.XMLConstants;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
 
 /**
- * What this platform records in a domain it creates, in its own XML namespace: the instance's UID,
- * its creation time, the provider entry that created it, and what it was created as (machine type,
- * image, user-data digest). Its presence is what marks a domain as made by the platform; the entry
- * is what makes it one entry's and no other's, so entries that share a hypervisor never list, read,
- * delete or take over each other's domains.
- *
- * <p>The element is {@code <ep:instance xmlns:ep="https://egressproxies.dev/xmlns/instance/1">}
- * holding {@code <ep:uid>}, {@code <ep:created>} (RFC 3339, UTC, whole seconds), {@code <ep:entry>},
- * {@code <ep:machineType>}, {@code <ep:image>} and {@code <ep:userDataSha256>}. Domains defined
- * before entries were recorded lack {@code <ep:entry>}; they are read with an empty {@link #entry()}
- * and belong to no entry. Domains defined before the placement was recorded lack the last three,
- * read as {@code ""} (unknown); so does an image that was not recorded because it may hold a secret.
- * The namespace stays the same: the element only gained optional fields, which readers of an older
- * shape ignore.
+ * What the platform records in a domain it creates, as {@code <ep:instance>} in its own namespace;
+ * its presence marks a domain as the platform's, its entry as one provider entry's and no other's.
+ * Fields added over time are optional: domains defined before entries were recorded read with an
+ * empty {@link #entry()}, before placements were recorded with {@code ""} for the last three.
  *
  * @param uid            the UID the caller gave the instance
  * @param createdAt      when the domain was defined, to the second
- * @param entry          the name of the provider entry that created the domain, or empty for a
- *                       domain defined before entries were recorded
+ * @param entry          the provider entry that created the domain, empty for older domains
  * @param machineType    the machine type it was created as, or {@code ""} when unknown
- * @param image          the image it was created from as the request named it, or {@code ""} when unknown
+ * @param image          the image as the request named it, or {@code ""} when unknown or possibly secret
  * @param userDataSha256 the lower-case hex sha256 of its user-data, or {@code ""} when unknown
  */
 public record InstanceMetadata(String uid, Instant createdAt, Optional<String> entry, String machineType,
                                String image, String userDataSha256) {
     /** The platform's XML namespace for domain metadata; versioned, never reused for another shape. */
     public static final String NAMESPACE = "https://egressproxies.dev/xmlns/instance/1";
-    /** The prefix the namespace is written with. */
-    public static final String PREFIX = "ep";
 
-    /** Requires every field and a non-blank entry when there is one; keeps whole seconds, which is what the XML carries. */
+    /** Bounds what a hostile or broken domain can make us parse; the element needs far less. */
+    static final int MAXIMUM_CHARACTERS = 16 * 1024;
+
+    private static final String PREFIX = "ep";
+    private static final String INSTANCE = "instance";
+    private static final String UID = "uid";
+    private static final String CREATED = "created";
+    private static final String ENTRY = "entry";
+    private static final String MACHINE_TYPE = "machineType";
+    private static final String IMAGE = "image";
+    private static final String USER_DATA_SHA256 = "userDataSha256";
+
+    /** Requires every field and a non-blank entry when there is one; keeps whole seconds, as the XML does. */
     public InstanceMetadata {
         Objects.requireNonNull(uid, "uid");
         Objects.requireNonNull(createdAt, "createdAt");
@@ -53,7 +61,7 @@ public record InstanceMetadata(String uid, Instant createdAt, Optional<String> e
         createdAt = createdAt.truncatedTo(ChronoUnit.SECONDS);
     }
 
-    /** Metadata without a recorded placement, as domains defined before it was recorded carry. */
+    /** Metadata without a recorded placement, as older domains carry. */
     public InstanceMetadata(String uid, Instant createdAt, Optional<String> entry) {
         this(uid, createdAt, entry, "", "", "");
     }
@@ -69,12 +77,90 @@ public record InstanceMetadata(String uid, Instant createdAt, Optional<String> e
     }
 
     /**
-     * Reads the element back from what libvirt returns for the namespace (libvirt may return it
-     * with or without the namespace); tolerant of whitespace and formatting, bounded in size.
+     * Reads the element back from what libvirt returns (with or without the namespace), tolerant of
+     * whitespace and formatting.
      *
      * @throws IllegalArgumentException when it is too large, not well-formed, or lacks a field
      */
     public static InstanceMetadata parse(String xml) {
-        return InstanceMetadataXml.parse(xml);
+        if (xml.length() > MAXIMUM_CHARACTERS) {
+            throw malformed("it is " + xml.length() + " characters long, more than the " + MAXIMUM_CHARACTERS
+                    + " allowed");
+        }
+        Element root;
+        try {
+            root = XmlDocuments.parse(xml).getDocumentElement();
+        } catch (IllegalArgumentException e) {
+            throw malformed(e.getMessage());
+        }
+        if (!isOurs(root, INSTANCE)) {
+            throw malformed("its root element is <" + root.getTagName() + ">, not <" + INSTANCE + ">");
+        }
+        String uid = field(root, UID).orElseThrow(() -> malformed("it has no <" + UID + ">"));
+        if (uid.isEmpty()) {
+            throw malformed("its <" + UID + "> is empty");
+        }
+        Optional<String> entry = field(root, ENTRY);
+        if (entry.isPresent() && entry.get().isEmpty()) {
+            throw malformed("its <" + ENTRY + "> is empty");
+        }
+        String created = field(root, CREATED).orElseThrow(() -> malformed("it has no <" + CREATED + ">"));
+        return new InstanceMetadata(uid, parseTime(created), entry, field(root, MACHINE_TYPE).orElse(""),
+                field(root, IMAGE).orElse(""), field(root, USER_DATA_SHA256).orElse(""));
+    }
+
+    /** Appends the {@code ep:instance} element to {@code parent}; unknown values are left out, as in older domains. */
+    void appendTo(Element parent) {
+        Element instance = parent.getOwnerDocument().createElementNS(NAMESPACE, PREFIX + ":" + INSTANCE);
+        instance.setAttributeNS(XMLConstants.XMLNS_ATTRIBUTE_NS_URI, "xmlns:" + PREFIX, NAMESPACE);
+        parent.appendChild(instance);
+        appendField(instance, UID, requireXmlText(uid, "the instance UID"));
+        appendField(instance, CREATED, DateTimeFormatter.ISO_INSTANT.format(createdAt));
+        // Absent only in domains defined before entries were recorded; those are read, never written.
+        String entryName = entry.orElseThrow(() -> new IllegalArgumentException(
+                "the metadata of a new domain must name its provider entry"));
+        appendField(instance, ENTRY, requireXmlText(entryName, "the provider entry name"));
+        appendField(instance, MACHINE_TYPE, requireXmlText(machineType, "the machine type"));
+        appendField(instance, IMAGE, requireXmlText(image, "the image"));
+        appendField(instance, USER_DATA_SHA256, requireXmlText(userDataSha256, "the user-data digest"));
+    }
+
+    private static void appendField(Element instance, String name, String text) {
+        if (!text.isEmpty()) {
+            Element field = instance.getOwnerDocument().createElementNS(NAMESPACE, PREFIX + ":" + name);
+            field.setTextContent(text);
+            instance.appendChild(field);
+        }
+    }
+
+    /** libvirt returns the element without its namespace, so names match in ours or in none. */
+    private static boolean isOurs(Element element, String localName) {
+        String namespace = element.getNamespaceURI();
+        return localName.equals(element.getLocalName()) && (namespace == null || namespace.equals(NAMESPACE));
+    }
+
+    private static Optional<String> field(Element instance, String name) {
+        for (Node child = instance.getFirstChild(); child != null; child = child.getNextSibling()) {
+            if (child instanceof Element element && isOurs(element, name)) {
+                return Optional.of(element.getTextContent().strip());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** An RFC 3339 timestamp, which may use a lowercase {@code t} and {@code z}. */
+    private static Instant parseTime(String text) {
+        try {
+            return OffsetDateTime.parse(text.toUpperCase(Locale.ROOT), DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+                    .toInstant();
+        } catch (DateTimeParseException e) {
+            throw malformed("its <" + CREATED + "> '" + text + "' is not an RFC 3339 timestamp");
+        }
+    }
+
+    private static IllegalArgumentException malformed(String detail) {
+        return new IllegalArgumentException("the egress-proxies metadata of this domain is malformed: " + detail
+                + "; the element was edited by hand or written by something else; fix it, or remove it with"
+                + " 'virsh metadata DOMAIN " + NAMESPACE + " --remove' if the platform must not manage the domain");
     }
 }

@@ -21,9 +21,8 @@ import org.xml.sax.SAXException;
 import org.xml.sax.SAXParseException;
 
 /**
- * The JDK's XML APIs, configured once for this package: documents are built as DOM trees and
- * serialized by the JDK, so every name and value is escaped by the serializer rather than by hand;
- * parsing refuses DTDs, so no entity in what libvirt hands back can expand or reach out.
+ * The JDK's XML APIs, configured once: documents are DOM trees the JDK serializes, so values are
+ * escaped by the serializer rather than by hand; parsing refuses DTDs, so no entity can expand.
  */
 final class XmlDocuments {
     private static final String DISALLOW_DOCTYPE = "http://apache.org/xml/features/disallow-doctype-decl";
@@ -31,28 +30,24 @@ final class XmlDocuments {
     private XmlDocuments() {
     }
 
-    /** A new empty document. */
     static Document newDocument() {
         return builder(false).newDocument();
     }
 
-    /** Appends an empty element named {@code name} to {@code parent}. */
     static Element append(Element parent, String name) {
         Element child = parent.getOwnerDocument().createElement(name);
         parent.appendChild(child);
         return child;
     }
 
-    /** Appends an element named {@code name} holding {@code text} to {@code parent}. */
     static Element appendText(Element parent, String name, String text) {
         Element child = append(parent, name);
-        child.setTextContent(XmlText.require(text, name));
+        child.setTextContent(requireXmlText(text, name));
         return child;
     }
 
-    /** Sets an attribute, refusing characters XML cannot carry. */
     static Element attribute(Element element, String name, String value) {
-        element.setAttribute(name, XmlText.require(value, element.getTagName() + "/@" + name));
+        element.setAttribute(name, requireXmlText(value, element.getTagName() + "/@" + name));
         return element;
     }
 
@@ -75,11 +70,7 @@ final class XmlDocuments {
         }
     }
 
-    /**
-     * Parses {@code xml} with namespaces, refusing any DTD.
-     *
-     * @throws IllegalArgumentException when it is not well-formed XML
-     */
+    /** Parses {@code xml} with namespaces; IllegalArgumentException when it is not well-formed. */
     static Document parse(String xml) {
         try {
             return builder(true).parse(new InputSource(new StringReader(xml)));
@@ -88,6 +79,32 @@ final class XmlDocuments {
         } catch (IOException e) {
             throw new IllegalStateException("reading XML from a string failed", e);
         }
+    }
+
+    /**
+     * Returns {@code value} when XML 1.0 can carry every character: no escaping can carry a control
+     * character or a lone surrogate, which libvirt would refuse to parse.
+     *
+     * @throws IllegalArgumentException naming {@code what} and the first offending character
+     */
+    static String requireXmlText(String value, String what) {
+        if (value == null) {
+            throw new IllegalArgumentException(what + " is missing");
+        }
+        for (int index = 0; index < value.length(); ) {
+            int codePoint = value.codePointAt(index);
+            boolean allowed = codePoint == 0x9 || codePoint == 0xA || codePoint == 0xD
+                    || (codePoint >= 0x20 && codePoint <= 0xD7FF)
+                    || (codePoint >= 0xE000 && codePoint <= 0xFFFD)
+                    || (codePoint >= 0x10000 && codePoint <= 0x10FFFF);
+            if (!allowed) {
+                throw new IllegalArgumentException(what + " contains the character U+"
+                        + String.format("%04X", codePoint) + " at index " + index
+                        + ", which XML cannot carry; remove it from the configuration or request");
+            }
+            index += Character.charCount(codePoint);
+        }
+        return value;
     }
 
     private static DocumentBuilder builder(boolean secureParsing) {
@@ -110,11 +127,10 @@ final class XmlDocuments {
         }
     }
 
-    /** Turns every parse problem into an exception; the default handler also prints to stderr. */
+    /** Turns parse errors into exceptions; the default handler would also print them to stderr. */
     private static final ErrorHandler THROWING = new ErrorHandler() {
         @Override
         public void warning(SAXParseException exception) {
-            // Warnings do not make the document unusable.
         }
 
         @Override

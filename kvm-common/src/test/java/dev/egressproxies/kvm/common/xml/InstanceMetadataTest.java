@@ -177,11 +177,11 @@ class InstanceMetadataTest {
 
         @Test
         void refusesOversizedInputBeforeParsing() {
-            String huge = "<instance><uid>" + "u".repeat(InstanceMetadataXml.MAXIMUM_CHARACTERS)
+            String huge = "<instance><uid>" + "u".repeat(InstanceMetadata.MAXIMUM_CHARACTERS)
                     + "</uid><created>2024-05-06T07:08:09Z</created></instance>";
 
             assertThatThrownBy(() -> InstanceMetadata.parse(huge)).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("more than the " + InstanceMetadataXml.MAXIMUM_CHARACTERS);
+                    .hasMessageContaining("more than the " + InstanceMetadata.MAXIMUM_CHARACTERS);
         }
     }
 }
