@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
@@ -73,14 +72,6 @@ public final class NoCloudSeed {
         return "instance-id: \"" + instanceName + "\"\nlocal-hostname: \"" + instanceName + "\"\n";
     }
 
-    byte[] userData() {
-        return userData.clone();
-    }
-
-    Optional<String> networkConfig() {
-        return Optional.ofNullable(networkConfig);
-    }
-
     /** The seed's files by name, as the image records them. */
     SortedMap<String, byte[]> files() {
         SortedMap<String, byte[]> files = new TreeMap<>();
@@ -93,11 +84,7 @@ public final class NoCloudSeed {
         return files;
     }
 
-    /**
-     * Returns the seed's ISO image, recorded at {@code clock}'s current instant.
-     *
-     * @throws IllegalArgumentException when the files hold over 32 MiB
-     */
+    /** Returns the seed's ISO image, recorded at {@code clock}'s instant; see {@link #toIsoImage(Instant)}. */
     public byte[] toIsoImage(Clock clock) {
         return toIsoImage(clock.instant());
     }
@@ -157,7 +144,7 @@ public final class NoCloudSeed {
             return this;
         }
 
-        /** Returns the seed. */
+        /** Builds the seed. */
         public NoCloudSeed build() {
             return new NoCloudSeed(this);
         }

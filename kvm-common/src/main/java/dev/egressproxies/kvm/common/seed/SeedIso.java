@@ -22,24 +22,21 @@ final class SeedIso {
     static final int MAXIMUM_CONTENT_BYTES = 32 * 1024 * 1024;
     static final String APPLICATION_IDENTIFIER = "EGRESS-PROXIES";
 
-    private static final int PRIMARY_DESCRIPTOR = 16;
-    private static final int JOLIET_DESCRIPTOR = 17;
+    /** Sectors of the primary tree; the Joliet tree's descriptor and root are one further, its path tables two. */
+    private static final int DESCRIPTOR = 16;
     private static final int TERMINATOR = 18;
-    private static final int FIRST_PATH_TABLE = 19;
-    private static final int PRIMARY_ROOT = 23;
-    private static final int JOLIET_ROOT = 24;
+    private static final int PATH_TABLES = 19;
+    private static final int ROOT = 23;
     private static final int FIRST_FILE = 25;
-    private static final int PATH_TABLE_BYTES = 10;
     private static final int FIRST_YEAR = 1900;
-    private static final int LAST_YEAR = FIRST_YEAR + 255;
 
-    private final ZonedDateTime recordedAt;
     private final SortedMap<String, byte[]> files;
     private final Map<String, Integer> extents = new LinkedHashMap<>();
+    private final byte[] recordDate;
+    private final byte[] descriptorDate;
     private final ByteBuffer image;
 
     private SeedIso(Instant recordedAt, SortedMap<String, byte[]> files) {
-        this.recordedAt = recordedAt.atZone(ZoneOffset.UTC);
         this.files = files;
         int nextSector = FIRST_FILE;
         for (Map.Entry<String, byte[]> file : files.entrySet()) {
@@ -47,15 +44,22 @@ final class SeedIso {
             extents.put(file.getKey(), nextSector);
             nextSector += (file.getValue().length + SECTOR - 1) / SECTOR;
         }
+        ZonedDateTime utc = recordedAt.atZone(ZoneOffset.UTC);
+        // 9.1.5 and 8.4.26.1; both end in a zero offset from UTC.
+        this.recordDate = new byte[] {(byte) (utc.getYear() - FIRST_YEAR), (byte) utc.getMonthValue(),
+            (byte) utc.getDayOfMonth(), (byte) utc.getHour(), (byte) utc.getMinute(), (byte) utc.getSecond(), 0};
+        this.descriptorDate = String.format(Locale.ROOT, "%04d%02d%02d%02d%02d%02d%02d\0", utc.getYear(),
+                utc.getMonthValue(), utc.getDayOfMonth(), utc.getHour(), utc.getMinute(), utc.getSecond(),
+                utc.getNano() / 10_000_000).getBytes(StandardCharsets.US_ASCII);
         this.image = ByteBuffer.allocate(nextSector * SECTOR);
     }
 
     /**
-     * Returns the image of {@code files}, labelled {@value NoCloudSeed#VOLUME_LABEL}, recorded at {@code recordedAt}.
+     * Returns the image of {@code files} (NoCloud names: lowercase letters and dashes), labelled
+     * {@value NoCloudSeed#VOLUME_LABEL}.
      *
-     * @param files lowercase names of letters and dashes (the NoCloud names), by name
-     * @throws IllegalArgumentException when the files hold over {@value #MAXIMUM_CONTENT_BYTES} bytes or the
-     *                                  time's UTC year is outside 1900 to 2155
+     * @throws IllegalArgumentException when the files hold over {@value #MAXIMUM_CONTENT_BYTES} bytes
+     *                                  or the UTC year of {@code recordedAt} is outside 1900 to 2155
      */
     static byte[] write(Instant recordedAt, SortedMap<String, byte[]> files) {
         long contentBytes = files.values().stream().mapToLong(content -> content.length).sum();
@@ -64,34 +68,27 @@ final class SeedIso {
                     + MAXIMUM_CONTENT_BYTES + " for an ISO volume built in memory: shrink them");
         }
         int year = recordedAt.atZone(ZoneOffset.UTC).getYear();
-        if (year < FIRST_YEAR || year > LAST_YEAR) {
+        if (year < FIRST_YEAR || year > FIRST_YEAR + 255) {
             throw new IllegalArgumentException("recording time " + recordedAt + " is outside the years "
-                    + FIRST_YEAR + " to " + LAST_YEAR + " that an ISO 9660 directory record can hold");
+                    + FIRST_YEAR + " to " + (FIRST_YEAR + 255) + " that an ISO 9660 directory record can hold");
         }
-        return new SeedIso(recordedAt, files).encode();
+        SeedIso iso = new SeedIso(recordedAt, files);
+        iso.tree(false);
+        iso.tree(true);
+        iso.header(TERMINATOR, 255);
+        files.forEach((name, content) -> iso.image.put(iso.extents.get(name) * SECTOR, content));
+        return iso.image.array();
     }
 
-    private byte[] encode() {
-        descriptor(PRIMARY_DESCRIPTOR, false);
-        descriptor(JOLIET_DESCRIPTOR, true);
-        header(TERMINATOR, 255);
-        pathTable(FIRST_PATH_TABLE, ByteOrder.LITTLE_ENDIAN, PRIMARY_ROOT);
-        pathTable(FIRST_PATH_TABLE + 1, ByteOrder.BIG_ENDIAN, PRIMARY_ROOT);
-        pathTable(FIRST_PATH_TABLE + 2, ByteOrder.LITTLE_ENDIAN, JOLIET_ROOT);
-        pathTable(FIRST_PATH_TABLE + 3, ByteOrder.BIG_ENDIAN, JOLIET_ROOT);
-        rootDirectory(PRIMARY_ROOT, false);
-        rootDirectory(JOLIET_ROOT, true);
-        files.forEach((name, content) -> image.put(extents.get(name) * SECTOR, content));
-        return image.array();
-    }
-
-    /** The primary (8.4) or Joliet supplementary (8.5) volume descriptor; both share one layout. */
-    private void descriptor(int sector, boolean joliet) {
-        int base = header(sector, joliet ? 2 : 1);
+    /** One tree: its volume descriptor (8.4, or 8.5 for Joliet), path tables and root directory. */
+    private void tree(boolean joliet) {
+        int root = ROOT + (joliet ? 1 : 0);
+        int pathTables = PATH_TABLES + (joliet ? 2 : 0);
+        int base = header(DESCRIPTOR + (joliet ? 1 : 0), joliet ? 2 : 1);
         text(base + 8, 32, "", joliet); // system identifier
-        String label = NoCloudSeed.VOLUME_LABEL;
-        // d-characters only in the primary descriptor (7.4.1): uppercase.
-        text(base + 40, 32, joliet ? label : label.toUpperCase(Locale.ROOT), joliet);
+        // The primary descriptor takes d-characters only (7.4.1): uppercase.
+        String label = joliet ? NoCloudSeed.VOLUME_LABEL : NoCloudSeed.VOLUME_LABEL.toUpperCase(Locale.ROOT);
+        text(base + 40, 32, label, joliet);
         bothEndian32(base + 80, image.capacity() / SECTOR);
         if (joliet) {
             image.put(base + 88, new byte[] {'%', '/', 'E'}); // UCS-2 level 3
@@ -99,28 +96,38 @@ final class SeedIso {
         bothEndian16(base + 120, 1); // volume set size
         bothEndian16(base + 124, 1); // volume sequence number
         bothEndian16(base + 128, SECTOR);
-        bothEndian32(base + 132, PATH_TABLE_BYTES);
-        int root = joliet ? JOLIET_ROOT : PRIMARY_ROOT;
-        int firstTable = FIRST_PATH_TABLE + (joliet ? 2 : 0);
-        image.order(ByteOrder.LITTLE_ENDIAN).putInt(base + 140, firstTable);
-        image.order(ByteOrder.BIG_ENDIAN).putInt(base + 148, firstTable + 1);
+        bothEndian32(base + 132, 10); // path table size
+        image.order(ByteOrder.LITTLE_ENDIAN).putInt(base + 140, pathTables);
+        image.order(ByteOrder.BIG_ENDIAN).putInt(base + 148, pathTables + 1);
         record(base + 156, new byte[] {0}, root, SECTOR, true);
-        for (int offset : new int[] {190, 318, 446}) {
-            text(base + offset, 128, "", joliet); // volume set, publisher, data preparer
-        }
+        text(base + 190, 384, "", joliet); // volume set, publisher, data preparer
         text(base + 574, 128, APPLICATION_IDENTIFIER, joliet);
         for (int offset : new int[] {702, 739, 776}) {
             text(base + offset, 37, "", joliet); // copyright, abstract, bibliographic file
         }
-        String created = String.format(Locale.ROOT, "%04d%02d%02d%02d%02d%02d%02d", recordedAt.getYear(),
-                recordedAt.getMonthValue(), recordedAt.getDayOfMonth(), recordedAt.getHour(), recordedAt.getMinute(),
-                recordedAt.getSecond(), recordedAt.getNano() / 10_000_000);
-        // Creation and modification, then expiration and effective "not specified"; offsets from UTC stay 0.
-        image.put(base + 813, created.getBytes(StandardCharsets.US_ASCII));
-        image.put(base + 830, created.getBytes(StandardCharsets.US_ASCII));
-        image.put(base + 847, "0".repeat(16).getBytes(StandardCharsets.US_ASCII));
-        image.put(base + 864, "0".repeat(16).getBytes(StandardCharsets.US_ASCII));
+        image.put(base + 813, descriptorDate); // creation
+        image.put(base + 830, descriptorDate); // modification
+        image.put(base + 847, "0".repeat(16).getBytes(StandardCharsets.US_ASCII)); // expiration: not specified
+        image.put(base + 864, "0".repeat(16).getBytes(StandardCharsets.US_ASCII)); // effective: not specified
         image.put(base + 881, (byte) 1); // file structure version
+
+        // Path tables (9.4), type L then M, with the root's record alone: identifier 0x00, parent 1.
+        for (ByteOrder order : new ByteOrder[] {ByteOrder.LITTLE_ENDIAN, ByteOrder.BIG_ENDIAN}) {
+            int table = (pathTables + (order == ByteOrder.BIG_ENDIAN ? 1 : 0)) * SECTOR;
+            image.put(table, (byte) 1);
+            image.order(order).putInt(table + 2, root);
+            image.order(order).putShort(table + 6, (short) 1);
+        }
+
+        // The root: records for itself and its parent (itself), then the files in name order, which
+        // the NoCloud names keep as level 1 identifiers, so it is also the order 9.3 asks for.
+        int offset = root * SECTOR;
+        offset += record(offset, new byte[] {0}, root, SECTOR, true);
+        offset += record(offset, new byte[] {1}, root, SECTOR, true);
+        for (Map.Entry<String, byte[]> file : files.entrySet()) {
+            offset += record(offset, identifier(file.getKey(), joliet), extents.get(file.getKey()),
+                    file.getValue().length, false);
+        }
     }
 
     /** Type, "CD001" and version 1, which every volume descriptor starts with (8.1); returns its offset. */
@@ -132,28 +139,6 @@ final class SeedIso {
         return base;
     }
 
-    /** A path table (9.4) holding the root's record alone: identifier 0x00, parent directory 1. */
-    private void pathTable(int sector, ByteOrder order, int rootSector) {
-        int base = sector * SECTOR;
-        image.put(base, (byte) 1);
-        image.order(order).putInt(base + 2, rootSector);
-        image.order(order).putShort(base + 6, (short) 1);
-    }
-
-    /**
-     * The root directory: records for itself and its parent (itself), then one per file in name
-     * order. The NoCloud names keep that order as level 1 identifiers, so it is also the 9.3 order.
-     */
-    private void rootDirectory(int sector, boolean joliet) {
-        int offset = sector * SECTOR;
-        offset += record(offset, new byte[] {0}, sector, SECTOR, true);
-        offset += record(offset, new byte[] {1}, sector, SECTOR, true);
-        for (Map.Entry<String, byte[]> file : files.entrySet()) {
-            offset += record(offset, identifier(file.getKey(), joliet), extents.get(file.getKey()),
-                    file.getValue().length, false);
-        }
-    }
-
     /**
      * Joliet keeps the name as given, without the {@code ;1} version its readers strip anyway; the
      * primary tree gets an interchange level 1 name: {@code user-data} becomes {@code USER_DAT.;1}.
@@ -163,7 +148,8 @@ final class SeedIso {
             return name.getBytes(StandardCharsets.UTF_16BE);
         }
         String dCharacters = name.toUpperCase(Locale.ROOT).replace('-', '_');
-        return (dCharacters.substring(0, Math.min(8, dCharacters.length())) + ".;1").getBytes(StandardCharsets.US_ASCII);
+        String level1 = dCharacters.substring(0, Math.min(8, dCharacters.length())) + ".;1";
+        return level1.getBytes(StandardCharsets.US_ASCII);
     }
 
     /** A directory record (9.1), padded to an even length; returns that length. */
@@ -172,9 +158,7 @@ final class SeedIso {
         image.put(offset, (byte) length);
         bothEndian32(offset + 2, extent);
         bothEndian32(offset + 10, dataLength);
-        image.put(offset + 18, new byte[] {(byte) (recordedAt.getYear() - FIRST_YEAR), (byte) recordedAt.getMonthValue(),
-                (byte) recordedAt.getDayOfMonth(), (byte) recordedAt.getHour(), (byte) recordedAt.getMinute(),
-                (byte) recordedAt.getSecond(), 0});
+        image.put(offset + 18, recordDate);
         image.put(offset + 25, (byte) (directory ? 2 : 0));
         bothEndian16(offset + 28, 1); // volume sequence number
         image.put(offset + 32, (byte) identifier.length);
@@ -182,7 +166,7 @@ final class SeedIso {
         return length;
     }
 
-    /** A text field padded with spaces: ASCII, or UCS-2 big-endian for Joliet (an odd width ends in a zero byte). */
+    /** A text field padded with spaces: ASCII, or UCS-2 big-endian for Joliet (an odd width ends in 0x00). */
     private void text(int offset, int width, String text, boolean joliet) {
         for (int index = joliet ? 1 : 0; index < width; index += joliet ? 2 : 1) {
             image.put(offset + index, (byte) ' ');

@@ -1,29 +1,27 @@
 package dev.egressproxies.kvm.common.xml;
 
+import static dev.egressproxies.kvm.common.xml.XmlDocuments.children;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import org.w3c.dom.Document;
+import java.util.stream.Stream;
 import org.w3c.dom.Element;
-import org.w3c.dom.NodeList;
 
 /**
- * What a host offers for the domains of one domain type, read from libvirt's domain capabilities
- * ({@code virsh domcapabilities --virttype TYPE}): the machine a domain gets when it names none,
- * the UEFI loaders libvirt knows from the firmware descriptors installed there, the CPU modes it
- * supports and the named CPU models with whether the host can run them.
+ * What a host offers for domains of one type, read from libvirt's domain capabilities
+ * ({@code virsh domcapabilities --virttype TYPE}).
  *
- * @param machine   the default machine type, like {@code pc-i440fx-7.2}
- * @param loaders   the paths of the firmware loaders libvirt offers
+ * @param machine   the machine type a domain gets when it names none, like {@code pc-i440fx-7.2}
+ * @param loaders   the paths of the UEFI loaders libvirt knows from the installed firmware descriptors
  * @param cpuModes  the supported CPU modes ({@code host-model}, {@code host-passthrough}, {@code custom})
  * @param cpuModels the named CPU models, each with whether it is usable on this host
  */
 public record DomainCapabilities(String machine, List<String> loaders, List<String> cpuModes,
                                  Map<String, Boolean> cpuModels) {
-    /** libvirt's domain capabilities document is a few tens of kilobytes. */
+    /** The document is a few tens of kilobytes. */
     private static final int MAXIMUM_CHARACTERS = 1 << 20;
 
     /** Copies the collections. */
@@ -43,50 +41,31 @@ public record DomainCapabilities(String machine, List<String> loaders, List<Stri
             throw new IllegalArgumentException("libvirt's domain capabilities are " + xml.length()
                     + " characters long, more than the " + MAXIMUM_CHARACTERS + " read");
         }
-        Document document = XmlDocuments.parse(xml);
-        Element root = document.getDocumentElement();
+        Element root = XmlDocuments.parse(xml).getDocumentElement();
         if (!root.getTagName().equals("domainCapabilities")) {
             throw new IllegalArgumentException("libvirt's domain capabilities have the root <" + root.getTagName()
                     + ">, not <domainCapabilities>");
         }
-        String machine = child(root, "machine").map(Element::getTextContent).map(String::strip).orElse("");
-        List<String> loaders = new ArrayList<>();
-        child(root, "os").flatMap(os -> child(os, "loader")).ifPresent(loader -> {
-            for (Element value : children(loader, "value")) {
-                loaders.add(value.getTextContent().strip());
-            }
-        });
+        String machine = first(root, "machine").map(element -> element.getTextContent().strip()).findFirst().orElse("");
+        List<String> loaders = first(root, "os").flatMap(os -> first(os, "loader"))
+                .flatMap(loader -> children(loader, "value").stream())
+                .map(value -> value.getTextContent().strip()).toList();
         List<String> cpuModes = new ArrayList<>();
         Map<String, Boolean> cpuModels = new LinkedHashMap<>();
-        child(root, "cpu").ifPresent(cpu -> {
-            for (Element mode : children(cpu, "mode")) {
-                if (!"yes".equals(mode.getAttribute("supported"))) {
-                    continue;
-                }
-                cpuModes.add(mode.getAttribute("name"));
-                if (mode.getAttribute("name").equals("custom")) {
-                    for (Element model : children(mode, "model")) {
-                        cpuModels.put(model.getTextContent().strip(), !"no".equals(model.getAttribute("usable")));
+        first(root, "cpu").flatMap(cpu -> children(cpu, "mode").stream())
+                .filter(mode -> "yes".equals(mode.getAttribute("supported")))
+                .forEach(mode -> {
+                    cpuModes.add(mode.getAttribute("name"));
+                    if (mode.getAttribute("name").equals("custom")) {
+                        for (Element model : children(mode, "model")) {
+                            cpuModels.put(model.getTextContent().strip(), !"no".equals(model.getAttribute("usable")));
+                        }
                     }
-                }
-            }
-        });
+                });
         return new DomainCapabilities(machine, loaders, cpuModes, cpuModels);
     }
 
-    private static Optional<Element> child(Element parent, String name) {
-        List<Element> found = children(parent, name);
-        return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
-    }
-
-    private static List<Element> children(Element parent, String name) {
-        List<Element> found = new ArrayList<>();
-        NodeList nodes = parent.getChildNodes();
-        for (int i = 0; i < nodes.getLength(); i++) {
-            if (nodes.item(i) instanceof Element element && element.getTagName().equals(name)) {
-                found.add(element);
-            }
-        }
-        return found;
+    private static Stream<Element> first(Element parent, String name) {
+        return children(parent, name).stream().limit(1);
     }
 }

@@ -3,8 +3,7 @@ package dev.egressproxies.kvm.common.xml;
 import java.util.Objects;
 
 /**
- * Everything a domain of this platform is defined from; {@link DomainXml} turns it into libvirt's
- * domain XML.
+ * Everything a domain of this platform is defined from, for {@link DomainXml}.
  *
  * @param name      the domain's name
  * @param memoryMiB its memory in MiB
@@ -27,7 +26,8 @@ public record DomainDefinition(String name, long memoryMiB, int vcpus, HostPlatf
         Objects.requireNonNull(platform, "platform");
         Objects.requireNonNull(metadata, "metadata");
         if (memoryMiB <= 0) {
-            throw new IllegalArgumentException("memory of domain " + name + " is " + memoryMiB + " MiB; it must be positive");
+            throw new IllegalArgumentException("memory of domain " + name + " is " + memoryMiB
+                    + " MiB; it must be positive");
         }
         if (vcpus <= 0) {
             throw new IllegalArgumentException("domain " + name + " has " + vcpus + " vCPUs; it needs at least one");

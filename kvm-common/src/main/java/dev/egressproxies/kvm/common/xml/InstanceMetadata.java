@@ -12,7 +12,6 @@ import java.util.Objects;
 import java.util.Optional;
 import javax.xml.XMLConstants;
 import org.w3c.dom.Element;
-import org.w3c.dom.Node;
 
 /**
  * What the platform records in a domain it creates, as {@code <ep:instance>} in its own namespace;
@@ -109,7 +108,7 @@ public record InstanceMetadata(String uid, Instant createdAt, Optional<String> e
                 field(root, IMAGE).orElse(""), field(root, USER_DATA_SHA256).orElse(""));
     }
 
-    /** Appends the {@code ep:instance} element to {@code parent}; unknown values are left out, as in older domains. */
+    /** Appends the {@code ep:instance} element; unknown values are left out, as in older domains. */
     void appendTo(Element parent) {
         Element instance = parent.getOwnerDocument().createElementNS(NAMESPACE, PREFIX + ":" + INSTANCE);
         instance.setAttributeNS(XMLConstants.XMLNS_ATTRIBUTE_NS_URI, "xmlns:" + PREFIX, NAMESPACE);
@@ -140,12 +139,8 @@ public record InstanceMetadata(String uid, Instant createdAt, Optional<String> e
     }
 
     private static Optional<String> field(Element instance, String name) {
-        for (Node child = instance.getFirstChild(); child != null; child = child.getNextSibling()) {
-            if (child instanceof Element element && isOurs(element, name)) {
-                return Optional.of(element.getTextContent().strip());
-            }
-        }
-        return Optional.empty();
+        return XmlDocuments.children(instance, name).stream().filter(element -> isOurs(element, name)).findFirst()
+                .map(element -> element.getTextContent().strip());
     }
 
     /** An RFC 3339 timestamp, which may use a lowercase {@code t} and {@code z}. */

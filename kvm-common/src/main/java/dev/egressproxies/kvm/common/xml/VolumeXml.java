@@ -8,14 +8,9 @@ import java.util.Objects;
 import java.util.Optional;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
-import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
 
-/**
- * Writes libvirt's storage volume XML for the three kinds of volume the backends create: raw
- * volumes (seeds, markers), per-VM qcow2 overlays on a base image, and base images, built and
- * escaped like {@link DomainXml}; and reads the backing store out of a volume's description.
- */
+/** libvirt's storage volume XML: raw volumes, base images and per-VM overlays; and an overlay's backing path. */
 public final class VolumeXml {
     private VolumeXml() {
     }
@@ -63,20 +58,13 @@ public final class VolumeXml {
         return XmlDocuments.serialize(document);
     }
 
-    /**
-     * The path of the backing store a volume's XML description names (an overlay's base image), or
-     * empty when it has none.
-     *
-     * @throws IllegalArgumentException when {@code xml} is not well-formed
-     */
+    /** The backing store path (an overlay's base image) a volume's XML names; IllegalArgumentException if malformed. */
     public static Optional<String> backingPath(String xml) {
         Element root = XmlDocuments.parse(xml).getDocumentElement();
-        for (Node child = root.getFirstChild(); child != null; child = child.getNextSibling()) {
-            if (child instanceof Element backingStore && "backingStore".equals(backingStore.getLocalName())) {
-                NodeList paths = backingStore.getElementsByTagName("path");
-                if (paths.getLength() > 0 && !paths.item(0).getTextContent().isBlank()) {
-                    return Optional.of(paths.item(0).getTextContent().strip());
-                }
+        for (Element backingStore : XmlDocuments.children(root, "backingStore")) {
+            NodeList paths = backingStore.getElementsByTagName("path");
+            if (paths.getLength() > 0 && !paths.item(0).getTextContent().isBlank()) {
+                return Optional.of(paths.item(0).getTextContent().strip());
             }
         }
         return Optional.empty();

@@ -3,6 +3,8 @@ package dev.egressproxies.kvm.common.xml;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
 import javax.xml.XMLConstants;
 import javax.xml.parsers.DocumentBuilder;
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -15,23 +17,22 @@ import javax.xml.transform.dom.DOMSource;
 import javax.xml.transform.stream.StreamResult;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
-import org.xml.sax.ErrorHandler;
+import org.w3c.dom.Node;
 import org.xml.sax.InputSource;
 import org.xml.sax.SAXException;
 import org.xml.sax.SAXParseException;
+import org.xml.sax.helpers.DefaultHandler;
 
 /**
  * The JDK's XML APIs, configured once: documents are DOM trees the JDK serializes, so values are
  * escaped by the serializer rather than by hand; parsing refuses DTDs, so no entity can expand.
  */
 final class XmlDocuments {
-    private static final String DISALLOW_DOCTYPE = "http://apache.org/xml/features/disallow-doctype-decl";
-
     private XmlDocuments() {
     }
 
     static Document newDocument() {
-        return builder(false).newDocument();
+        return builder().newDocument();
     }
 
     static Element append(Element parent, String name) {
@@ -73,7 +74,7 @@ final class XmlDocuments {
     /** Parses {@code xml} with namespaces; IllegalArgumentException when it is not well-formed. */
     static Document parse(String xml) {
         try {
-            return builder(true).parse(new InputSource(new StringReader(xml)));
+            return builder().parse(new InputSource(new StringReader(xml)));
         } catch (SAXException e) {
             throw new IllegalArgumentException("not well-formed XML: " + e.getMessage(), e);
         } catch (IOException e) {
@@ -107,40 +108,38 @@ final class XmlDocuments {
         return value;
     }
 
-    private static DocumentBuilder builder(boolean secureParsing) {
+    /** The element children of {@code parent} whose local name is {@code localName}, in document order. */
+    static List<Element> children(Element parent, String localName) {
+        List<Element> found = new ArrayList<>();
+        for (Node child = parent.getFirstChild(); child != null; child = child.getNextSibling()) {
+            if (child instanceof Element element && localName.equals(element.getLocalName())) {
+                found.add(element);
+            }
+        }
+        return found;
+    }
+
+    private static DocumentBuilder builder() {
         try {
             DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
             factory.setNamespaceAware(true);
-            if (secureParsing) {
-                factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
-                factory.setFeature(DISALLOW_DOCTYPE, true);
-                factory.setAttribute(XMLConstants.ACCESS_EXTERNAL_DTD, "");
-                factory.setAttribute(XMLConstants.ACCESS_EXTERNAL_SCHEMA, "");
-                factory.setXIncludeAware(false);
-                factory.setExpandEntityReferences(false);
-            }
+            factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            factory.setAttribute(XMLConstants.ACCESS_EXTERNAL_DTD, "");
+            factory.setAttribute(XMLConstants.ACCESS_EXTERNAL_SCHEMA, "");
+            factory.setXIncludeAware(false);
+            factory.setExpandEntityReferences(false);
             DocumentBuilder builder = factory.newDocumentBuilder();
-            builder.setErrorHandler(THROWING);
+            // Errors become exceptions; the default handler would also print them to stderr.
+            builder.setErrorHandler(new DefaultHandler() {
+                @Override
+                public void error(SAXParseException exception) throws SAXException {
+                    throw exception;
+                }
+            });
             return builder;
         } catch (ParserConfigurationException e) {
             throw new IllegalStateException("the JDK's XML parser lacks a standard feature", e);
         }
     }
-
-    /** Turns parse errors into exceptions; the default handler would also print them to stderr. */
-    private static final ErrorHandler THROWING = new ErrorHandler() {
-        @Override
-        public void warning(SAXParseException exception) {
-        }
-
-        @Override
-        public void error(SAXParseException exception) throws SAXException {
-            throw exception;
-        }
-
-        @Override
-        public void fatalError(SAXParseException exception) throws SAXException {
-            throw exception;
-        }
-    };
 }
