@@ -16,16 +16,11 @@ import java.util.regex.Pattern;
  * {@value #NETWORK_CONFIG_FILE} (without it cloud-init uses DHCP on the first interface).
  */
 public final class NoCloudSeed {
-    /** The volume label cloud-init's NoCloud data source looks for. */
-    public static final String VOLUME_LABEL = "cidata";
-    /** The name of the file holding the caller's cloud-init user-data. */
-    public static final String USER_DATA_FILE = "user-data";
-    /** The name of the file holding instance-id and local-hostname. */
-    public static final String META_DATA_FILE = "meta-data";
-    /** The name of the file holding the platform's vendor-data. */
-    public static final String VENDOR_DATA_FILE = "vendor-data";
-    /** The name of the optional file holding a network configuration. */
-    public static final String NETWORK_CONFIG_FILE = "network-config";
+    static final String VOLUME_LABEL = "cidata";
+    static final String META_DATA_FILE = "meta-data";
+    static final String USER_DATA_FILE = "user-data";
+    static final String VENDOR_DATA_FILE = "vendor-data";
+    static final String NETWORK_CONFIG_FILE = "network-config";
 
     /**
      * The vendor-data used unless overridden: installs the QEMU guest agent, through which the
@@ -43,22 +38,21 @@ public final class NoCloudSeed {
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
 
     private final String instanceName;
-    private final byte[] userData;
-    private final String vendorData;
-    private final String networkConfig;
+    private final SortedMap<String, byte[]> files = new TreeMap<>();
 
     private NoCloudSeed(Builder builder) {
         this.instanceName = builder.instanceName;
-        this.userData = builder.userData;
-        this.vendorData = builder.vendorData;
-        this.networkConfig = builder.networkConfig;
+        files.put(META_DATA_FILE, metaData().getBytes(StandardCharsets.UTF_8));
+        files.put(USER_DATA_FILE, builder.userData);
+        files.put(VENDOR_DATA_FILE, builder.vendorData.getBytes(StandardCharsets.UTF_8));
+        if (builder.networkConfig != null) {
+            files.put(NETWORK_CONFIG_FILE, builder.networkConfig.getBytes(StandardCharsets.UTF_8));
+        }
     }
 
     /**
-     * Starts a seed for the instance {@code instanceName}, with empty user-data, the default
-     * vendor-data and no network-config.
-     *
-     * @throws IllegalArgumentException when the name is not a DNS label
+     * Starts a seed with empty user-data, the default vendor-data and no network-config;
+     * IllegalArgumentException when {@code instanceName} is not a DNS label.
      */
     public static Builder builder(String instanceName) {
         return new Builder(instanceName);
@@ -72,16 +66,11 @@ public final class NoCloudSeed {
         return "instance-id: \"" + instanceName + "\"\nlocal-hostname: \"" + instanceName + "\"\n";
     }
 
-    /** The seed's files by name, as the image records them. */
+    /** A copy of the seed's files by name, in the order the image records them. */
     SortedMap<String, byte[]> files() {
-        SortedMap<String, byte[]> files = new TreeMap<>();
-        files.put(META_DATA_FILE, metaData().getBytes(StandardCharsets.UTF_8));
-        files.put(USER_DATA_FILE, userData.clone());
-        files.put(VENDOR_DATA_FILE, vendorData.getBytes(StandardCharsets.UTF_8));
-        if (networkConfig != null) {
-            files.put(NETWORK_CONFIG_FILE, networkConfig.getBytes(StandardCharsets.UTF_8));
-        }
-        return files;
+        SortedMap<String, byte[]> copy = new TreeMap<>();
+        files.forEach((name, content) -> copy.put(name, content.clone()));
+        return copy;
     }
 
     /** Returns the seed's ISO image, recorded at {@code clock}'s instant; see {@link #toIsoImage(Instant)}. */
@@ -91,18 +80,17 @@ public final class NoCloudSeed {
 
     /**
      * Returns the seed's ISO image, recorded at {@code recordedAt}; the same time gives the same bytes.
-     *
-     * @throws IllegalArgumentException when the files hold over 32 MiB or the year is outside 1900 to 2155
+     * IllegalArgumentException when the files hold over 32 MiB or the UTC year is outside 1900 to 2155.
      */
     public byte[] toIsoImage(Instant recordedAt) {
-        return SeedIso.write(recordedAt, files());
+        return SeedIso.write(recordedAt, files);
     }
 
     @Override
     public String toString() {
         // No content: user-data may carry secrets.
-        return "NoCloudSeed[" + instanceName + ", user-data " + userData.length + " bytes, network-config "
-                + (networkConfig == null ? "absent" : "present") + "]";
+        return "NoCloudSeed[" + instanceName + ", user-data " + files.get(USER_DATA_FILE).length
+                + " bytes, network-config " + (files.containsKey(NETWORK_CONFIG_FILE) ? "present" : "absent") + "]";
     }
 
     /** A builder of {@link NoCloudSeed}; not safe for use by several threads. */

@@ -35,10 +35,8 @@ public sealed interface CpuMode {
     }
 
     /**
-     * The mode a configuration value names: {@code host-model}, {@code host-passthrough}, {@code
-     * default} (QEMU's default model), or else the name of a QEMU CPU model.
-     *
-     * @throws IllegalArgumentException for a blank value
+     * The mode a setting names: {@code host-model}, {@code host-passthrough}, {@code default} (QEMU's
+     * default model), or else a QEMU CPU model; IllegalArgumentException when blank.
      */
     static CpuMode parse(String setting) {
         String value = setting.strip();
@@ -62,11 +60,7 @@ public sealed interface CpuMode {
     record HostPassthrough() implements CpuMode {
     }
 
-    /**
-     * A named QEMU CPU model, in libvirt's {@code custom} mode.
-     *
-     * @param model the model's name, as {@code qemu-system-x86_64 -cpu help} lists it
-     */
+    /** A QEMU CPU model as {@code qemu-system-x86_64 -cpu help} names it, in libvirt's {@code custom} mode. */
     record Named(String model) implements CpuMode {
         /** Requires a name. */
         public Named {

@@ -14,11 +14,7 @@ public enum DiskFormat {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /**
-     * The format named {@code text} ({@code raw} or {@code qcow2}, any case).
-     *
-     * @throws IllegalArgumentException for anything else
-     */
+    /** The format named {@code raw} or {@code qcow2} in any case; IllegalArgumentException for anything else. */
     public static DiskFormat parse(String text) {
         for (DiskFormat format : values()) {
             if (format.xmlName().equals(text.strip().toLowerCase(Locale.ROOT))) {

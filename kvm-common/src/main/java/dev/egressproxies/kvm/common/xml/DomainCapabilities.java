@@ -31,11 +31,7 @@ public record DomainCapabilities(String machine, List<String> loaders, List<Stri
         cpuModels = Collections.unmodifiableMap(new LinkedHashMap<>(cpuModels));
     }
 
-    /**
-     * Reads libvirt's domain capabilities XML.
-     *
-     * @throws IllegalArgumentException when it is not a domain capabilities document
-     */
+    /** Reads libvirt's domain capabilities XML; IllegalArgumentException when it is something else. */
     public static DomainCapabilities parse(String xml) {
         if (xml.length() > MAXIMUM_CHARACTERS) {
             throw new IllegalArgumentException("libvirt's domain capabilities are " + xml.length()

@@ -17,11 +17,7 @@ public enum DomainType {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /**
-     * The type named {@code text} ({@code kvm} or {@code qemu}, any case).
-     *
-     * @throws IllegalArgumentException for anything else
-     */
+    /** The type named {@code kvm} or {@code qemu} in any case; IllegalArgumentException for anything else. */
     public static DomainType parse(String text) {
         for (DomainType type : values()) {
             if (type.xmlName().equals(text.strip().toLowerCase(Locale.ROOT))) {

@@ -14,9 +14,6 @@ import org.w3c.dom.Element;
  * escaped whatever they contain; text XML cannot carry is refused with IllegalArgumentException.
  */
 public final class DomainXml {
-    /** The channel name the QEMU guest agent listens on; libvirt finds the agent through it. */
-    private static final String GUEST_AGENT_CHANNEL = "org.qemu.guest_agent.0";
-
     private DomainXml() {
     }
 
@@ -93,7 +90,7 @@ public final class DomainXml {
 
         // libvirt picks the host-side socket path itself when none is given.
         Element agent = attribute(append(devices, "channel"), "type", "unix");
-        attribute(attribute(append(agent, "target"), "type", "virtio"), "name", GUEST_AGENT_CHANNEL);
+        attribute(attribute(append(agent, "target"), "type", "virtio"), "name", "org.qemu.guest_agent.0");
     }
 
     private static Element fileDisk(Element devices, String device, DiskFormat format, String path) {

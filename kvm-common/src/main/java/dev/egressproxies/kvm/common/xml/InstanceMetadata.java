@@ -31,7 +31,7 @@ public record InstanceMetadata(String uid, Instant createdAt, Optional<String> e
     /** The platform's XML namespace for domain metadata; versioned, never reused for another shape. */
     public static final String NAMESPACE = "https://egressproxies.dev/xmlns/instance/1";
 
-    /** Bounds what a hostile or broken domain can make us parse; the element needs far less. */
+    /** Far more than the element needs; a hostile or broken domain cannot make us parse more. */
     static final int MAXIMUM_CHARACTERS = 16 * 1024;
 
     private static final String PREFIX = "ep";
@@ -77,9 +77,7 @@ public record InstanceMetadata(String uid, Instant createdAt, Optional<String> e
 
     /**
      * Reads the element back from what libvirt returns (with or without the namespace), tolerant of
-     * whitespace and formatting.
-     *
-     * @throws IllegalArgumentException when it is too large, not well-formed, or lacks a field
+     * formatting; IllegalArgumentException when it is too large, not well-formed, or lacks a field.
      */
     public static InstanceMetadata parse(String xml) {
         if (xml.length() > MAXIMUM_CHARACTERS) {

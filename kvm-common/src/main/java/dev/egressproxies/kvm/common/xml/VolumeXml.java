@@ -15,18 +15,12 @@ public final class VolumeXml {
     private VolumeXml() {
     }
 
-    /**
-     * A raw volume of exactly {@code capacityBytes}, for data uploaded right after: a seed image or
-     * a marker. Nothing is preallocated; the upload writes every byte.
-     */
+    /** A raw volume of exactly {@code capacityBytes} for an upload that writes every byte: a seed or a marker. */
     public static String raw(String name, long capacityBytes) {
         return image(name, DiskFormat.RAW, capacityBytes);
     }
 
-    /**
-     * A volume to upload an image of {@code format} into, as large as the image file
-     * ({@code capacityBytes}); a refresh of the pool afterwards makes libvirt read its real size.
-     */
+    /** A volume as large as the image file to upload into it; a pool refresh then reads the image's real size. */
     public static String image(String name, DiskFormat format, long capacityBytes) {
         Objects.requireNonNull(format, "format");
         requirePositive(capacityBytes, "capacity of volume " + name + " in bytes");
@@ -38,10 +32,7 @@ public final class VolumeXml {
         return XmlDocuments.serialize(document);
     }
 
-    /**
-     * A qcow2 overlay of {@code capacityGiB} whose reads fall through to the base image at
-     * {@code backingPath}, of {@code backingFormat}; the per-VM boot disk.
-     */
+    /** A per-VM qcow2 overlay of {@code capacityGiB} reading through to the base image at {@code backingPath}. */
     public static String overlay(String name, long capacityGiB, String backingPath, DiskFormat backingFormat) {
         Objects.requireNonNull(backingFormat, "backingFormat");
         requirePositive(capacityGiB, "capacity of volume " + name + " in GiB");

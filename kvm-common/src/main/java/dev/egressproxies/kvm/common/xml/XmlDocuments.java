@@ -83,10 +83,8 @@ final class XmlDocuments {
     }
 
     /**
-     * Returns {@code value} when XML 1.0 can carry every character: no escaping can carry a control
-     * character or a lone surrogate, which libvirt would refuse to parse.
-     *
-     * @throws IllegalArgumentException naming {@code what} and the first offending character
+     * Returns {@code value} when XML 1.0 can carry all of it (no escaping carries a control character
+     * or lone surrogate); else IllegalArgumentException naming {@code what} and the character.
      */
     static String requireXmlText(String value, String what) {
         if (value == null) {
