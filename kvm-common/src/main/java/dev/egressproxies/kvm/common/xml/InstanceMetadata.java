@@ -35,13 +35,6 @@ public record InstanceMetadata(String uid, Instant createdAt, Optional<String> e
     static final int MAXIMUM_CHARACTERS = 16 * 1024;
 
     private static final String PREFIX = "ep";
-    private static final String INSTANCE = "instance";
-    private static final String UID = "uid";
-    private static final String CREATED = "created";
-    private static final String ENTRY = "entry";
-    private static final String MACHINE_TYPE = "machineType";
-    private static final String IMAGE = "image";
-    private static final String USER_DATA_SHA256 = "userDataSha256";
 
     /** Requires every field and a non-blank entry when there is one; keeps whole seconds, as the XML does. */
     public InstanceMetadata {
@@ -90,36 +83,36 @@ public record InstanceMetadata(String uid, Instant createdAt, Optional<String> e
         } catch (IllegalArgumentException e) {
             throw malformed(e.getMessage());
         }
-        if (!isOurs(root, INSTANCE)) {
-            throw malformed("its root element is <" + root.getTagName() + ">, not <" + INSTANCE + ">");
+        if (!isOurs(root, "instance")) {
+            throw malformed("its root element is <" + root.getTagName() + ">, not <instance>");
         }
-        String uid = field(root, UID).orElseThrow(() -> malformed("it has no <" + UID + ">"));
+        String uid = field(root, "uid").orElseThrow(() -> malformed("it has no <uid>"));
         if (uid.isEmpty()) {
-            throw malformed("its <" + UID + "> is empty");
+            throw malformed("its <uid> is empty");
         }
-        Optional<String> entry = field(root, ENTRY);
+        Optional<String> entry = field(root, "entry");
         if (entry.isPresent() && entry.get().isEmpty()) {
-            throw malformed("its <" + ENTRY + "> is empty");
+            throw malformed("its <entry> is empty");
         }
-        String created = field(root, CREATED).orElseThrow(() -> malformed("it has no <" + CREATED + ">"));
-        return new InstanceMetadata(uid, parseTime(created), entry, field(root, MACHINE_TYPE).orElse(""),
-                field(root, IMAGE).orElse(""), field(root, USER_DATA_SHA256).orElse(""));
+        String created = field(root, "created").orElseThrow(() -> malformed("it has no <created>"));
+        return new InstanceMetadata(uid, parseTime(created), entry, field(root, "machineType").orElse(""),
+                field(root, "image").orElse(""), field(root, "userDataSha256").orElse(""));
     }
 
     /** Appends the {@code ep:instance} element; unknown values are left out, as in older domains. */
     void appendTo(Element parent) {
-        Element instance = parent.getOwnerDocument().createElementNS(NAMESPACE, PREFIX + ":" + INSTANCE);
+        Element instance = parent.getOwnerDocument().createElementNS(NAMESPACE, PREFIX + ":instance");
         instance.setAttributeNS(XMLConstants.XMLNS_ATTRIBUTE_NS_URI, "xmlns:" + PREFIX, NAMESPACE);
         parent.appendChild(instance);
-        appendField(instance, UID, requireXmlText(uid, "the instance UID"));
-        appendField(instance, CREATED, DateTimeFormatter.ISO_INSTANT.format(createdAt));
+        appendField(instance, "uid", requireXmlText(uid, "the instance UID"));
+        appendField(instance, "created", DateTimeFormatter.ISO_INSTANT.format(createdAt));
         // Absent only in domains defined before entries were recorded; those are read, never written.
         String entryName = entry.orElseThrow(() -> new IllegalArgumentException(
                 "the metadata of a new domain must name its provider entry"));
-        appendField(instance, ENTRY, requireXmlText(entryName, "the provider entry name"));
-        appendField(instance, MACHINE_TYPE, requireXmlText(machineType, "the machine type"));
-        appendField(instance, IMAGE, requireXmlText(image, "the image"));
-        appendField(instance, USER_DATA_SHA256, requireXmlText(userDataSha256, "the user-data digest"));
+        appendField(instance, "entry", requireXmlText(entryName, "the provider entry name"));
+        appendField(instance, "machineType", requireXmlText(machineType, "the machine type"));
+        appendField(instance, "image", requireXmlText(image, "the image"));
+        appendField(instance, "userDataSha256", requireXmlText(userDataSha256, "the user-data digest"));
     }
 
     private static void appendField(Element instance, String name, String text) {
@@ -147,7 +140,7 @@ public record InstanceMetadata(String uid, Instant createdAt, Optional<String> e
             return OffsetDateTime.parse(text.toUpperCase(Locale.ROOT), DateTimeFormatter.ISO_OFFSET_DATE_TIME)
                     .toInstant();
         } catch (DateTimeParseException e) {
-            throw malformed("its <" + CREATED + "> '" + text + "' is not an RFC 3339 timestamp");
+            throw malformed("its <created> '" + text + "' is not an RFC 3339 timestamp");
         }
     }
 
