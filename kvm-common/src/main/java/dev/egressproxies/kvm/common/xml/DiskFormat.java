@@ -16,11 +16,6 @@ public enum DiskFormat {
 
     /** The format named {@code raw} or {@code qcow2} in any case; IllegalArgumentException for anything else. */
     public static DiskFormat parse(String text) {
-        for (DiskFormat format : values()) {
-            if (format.xmlName().equals(text.strip().toLowerCase(Locale.ROOT))) {
-                return format;
-            }
-        }
-        throw new IllegalArgumentException("disk format '" + text + "' is not one of 'raw' or 'qcow2'");
+        return XmlDocuments.parseXmlName(DiskFormat.class, text, "disk format");
     }
 }

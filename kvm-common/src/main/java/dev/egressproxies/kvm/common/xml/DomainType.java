@@ -19,11 +19,6 @@ public enum DomainType {
 
     /** The type named {@code kvm} or {@code qemu} in any case; IllegalArgumentException for anything else. */
     public static DomainType parse(String text) {
-        for (DomainType type : values()) {
-            if (type.xmlName().equals(text.strip().toLowerCase(Locale.ROOT))) {
-                return type;
-            }
-        }
-        throw new IllegalArgumentException("domain type '" + text + "' is not one of 'kvm' or 'qemu'");
+        return XmlDocuments.parseXmlName(DomainType.class, text, "domain type");
     }
 }

@@ -5,6 +5,8 @@ import java.io.StringReader;
 import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
 import javax.xml.XMLConstants;
 import javax.xml.parsers.DocumentBuilder;
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -104,6 +106,18 @@ final class XmlDocuments {
             index += Character.charCount(codePoint);
         }
         return value;
+    }
+
+    /** The constant of {@code type} whose lowercase name is {@code text} in any case; else IllegalArgumentException. */
+    static <E extends Enum<E>> E parseXmlName(Class<E> type, String text, String what) {
+        List<String> names = Stream.of(type.getEnumConstants())
+                .map(constant -> constant.name().toLowerCase(Locale.ROOT)).toList();
+        int index = names.indexOf(text.strip().toLowerCase(Locale.ROOT));
+        if (index < 0) {
+            throw new IllegalArgumentException(
+                    what + " '" + text + "' is not one of '" + String.join("' or '", names) + "'");
+        }
+        return type.getEnumConstants()[index];
     }
 
     /** The element children of {@code parent} whose local name is {@code localName}, in document order. */
