@@ -20,7 +20,7 @@ final class SeedIso {
     static final int SECTOR = 2048;
     /** Bounds the image, which is built in memory. */
     static final int MAXIMUM_CONTENT_BYTES = 32 * 1024 * 1024;
-    static final String APPLICATION_IDENTIFIER = "EGRESS-PROXIES";
+    private static final String APPLICATION_IDENTIFIER = "EGRESS-PROXIES";
 
     /** Sectors of the primary tree; the Joliet tree's descriptor and root are one further, its path tables two. */
     private static final int DESCRIPTOR = 16;
@@ -55,11 +55,8 @@ final class SeedIso {
     }
 
     /**
-     * Returns the image of {@code files} (NoCloud names: lowercase letters and dashes), labelled
-     * {@value NoCloudSeed#VOLUME_LABEL}.
-     *
-     * @throws IllegalArgumentException when the files hold over {@value #MAXIMUM_CONTENT_BYTES} bytes
-     *                                  or the UTC year of {@code recordedAt} is outside 1900 to 2155
+     * The image of {@code files} (NoCloud names: lowercase letters and dashes); IllegalArgumentException
+     * when they hold over {@value #MAXIMUM_CONTENT_BYTES} bytes or the UTC year is outside 1900 to 2155.
      */
     static byte[] write(Instant recordedAt, SortedMap<String, byte[]> files) {
         long contentBytes = files.values().stream().mapToLong(content -> content.length).sum();
