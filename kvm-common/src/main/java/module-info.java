@@ -1,11 +1,8 @@
 /**
- * What the KVM backends share: the SSH tunnel that forwards a hypervisor's libvirt socket, the
- * libvirt adapter (libvirt-java over JNA) and the pool of host connections, the local unix-socket
- * dialer, the domain and volume XML, the NoCloud seed ISO that hands cloud-init its configuration
- * (written in-process by a small ECMA-119 plus Joliet writer), the image fetch pipeline that
- * streams a published (possibly compressed) image over HTTP into a volume upload, the host
- * settings both backends' configurations hold, and the instance engine (create, get, delete,
- * listManaged) a backend plugs its base-image strategy into.
+ * What the KVM backends share: the instance engine (the abstract {@code Provider} a backend extends
+ * with its base-image strategy), the host pool over SSH or a local socket, the libvirt adapter, the
+ * domain and volume XML, the NoCloud seed ISO, the image fetch pipeline and the shared settings.
+ * Package map: docs/design.md.
  */
 module dev.egressproxies.kvm.common {
     requires transitive dev.egressproxies.api;
@@ -33,8 +30,6 @@ module dev.egressproxies.kvm.common {
     exports dev.egressproxies.kvm.common.config;
     exports dev.egressproxies.kvm.common.instance;
 
-    // The backends' configurations hold HostSettings and MachineSize, which the platform binds
-    // reflectively (Jackson); plugins must not name the binding library, so the package is opened
-    // to everyone.
+    // The platform binds HostSettings and MachineSize reflectively; plugins must not name the binding library.
     opens dev.egressproxies.kvm.common.config;
 }

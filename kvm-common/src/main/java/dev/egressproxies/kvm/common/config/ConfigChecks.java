@@ -13,9 +13,8 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
- * The checks the KVM backends' configuration records share; each throws
- * {@link IllegalArgumentException} with a message that starts with the offending component's name,
- * so the registry reports it at that path.
+ * The checks the KVM configuration records share; each throws {@link IllegalArgumentException}
+ * whose message starts with the component's name, so the registry reports it at that path.
  */
 public final class ConfigChecks {
     /** Letters, digits, '.', '_' and '-', starting and ending with a letter or digit, at most 63. */
@@ -66,11 +65,7 @@ public final class ConfigChecks {
                 + String.join(", ", allowed));
     }
 
-    /**
-     * Returns what {@code parser} makes of the present {@code value}: the parsers of kvm-common's
-     * types say which values they accept, so the configuration keeps no second list; a refusal is
-     * prefixed with the component's name.
-     */
+    /** Returns what {@code parser} makes of {@code value}; its refusal is prefixed with the component's name. */
     public static <T> T parse(String component, String value, Function<String, T> parser) {
         try {
             return parser.apply(value);
@@ -92,10 +87,7 @@ public final class ConfigChecks {
         return name;
     }
 
-    /**
-     * Returns the hosts, unmodifiable, when there is at least one and their names (the zones, and
-     * the first part of provider IDs) are unique.
-     */
+    /** Returns the hosts, unmodifiable, when there is at least one and their names are unique. */
     public static <H> List<H> hosts(List<H> hosts, Function<H, String> nameOf) {
         if (hosts == null || hosts.isEmpty()) {
             throw new IllegalArgumentException("hosts: at least one host is required, for example"
@@ -118,10 +110,7 @@ public final class ConfigChecks {
         return List.copyOf(checked);
     }
 
-    /**
-     * Returns the named entries (machine types, images), unmodifiable and in configuration order,
-     * when there is at least one, every name matches {@link #NAME} and none is empty.
-     */
+    /** Returns the named entries, in order, when there is one, every name matches {@link #NAME} and none is empty. */
     public static <V> Map<String, V> named(String component, Map<String, V> entries, String example) {
         if (entries == null || entries.isEmpty()) {
             throw new IllegalArgumentException(component + ": at least one is required, for example {" + example + "}");

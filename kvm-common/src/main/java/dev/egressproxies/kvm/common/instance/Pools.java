@@ -5,19 +5,12 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.PoolInfo;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
 
-/**
- * The lookup of a host's configured storage pool, where a missing pool, or one that does not run,
- * is a configuration error.
- */
+/** A host's configured storage pool, where a missing pool, or one that does not run, is a configuration error. */
 public final class Pools {
     private Pools() {
     }
 
-    /**
-     * The host's pool.
-     *
-     * @throws dev.egressproxies.api.ProviderException PERMANENT when it does not exist
-     */
+    /** The host's pool; PERMANENT when it does not exist. */
     public static StoragePool require(LibvirtHost libvirt, HostSettings host, Call call) {
         return LibvirtSteps.step("looking up storage pool " + host.pool(), () -> libvirt.lookupPool(host.pool()))
                 .orElseThrow(() -> call.permanent(missing(host, call.entry())));
@@ -32,11 +25,7 @@ public final class Pools {
                 + "' to an existing pool";
     }
 
-    /**
-     * The pool's state and space, when it runs.
-     *
-     * @throws dev.egressproxies.api.ProviderException PERMANENT when it is not running
-     */
+    /** The pool's state and space; PERMANENT when it is not running. */
     public static PoolInfo requireRunning(LibvirtHost libvirt, StoragePool pool, HostSettings host, Call call) {
         PoolInfo info = LibvirtSteps.step("reading storage pool " + host.pool(), () -> libvirt.poolInfo(pool));
         if (!info.running()) {

@@ -4,23 +4,18 @@ import org.libvirt.Error;
 import org.libvirt.Error.ErrorDomain;
 import org.libvirt.Error.ErrorNumber;
 
-/**
- * Turns libvirt-java's exceptions into this module's {@link LibvirtException}, keeping libvirt's
- * error number, the part of libvirt that raised it and the OS error number of a failed OS call.
- */
+/** libvirt-java's exceptions as this module's {@link LibvirtException}, with code, source and OS error number. */
 final class LibvirtJavaErrors {
-    /** The number {@link LibvirtErrorCode#OTHER} stands for: libvirt-java did not know the code. */
     private static final int UNKNOWN_NUMBER = -1;
 
     private LibvirtJavaErrors() {
     }
 
-    /** The exception for what libvirt-java threw. */
     static LibvirtException translate(org.libvirt.LibvirtException exception) {
         return translate(exception.getError(), exception);
     }
 
-    /** The exception for libvirt's error record, which {@code cause} (may be null) carried. */
+    /** {@code cause} may be null. */
     static LibvirtException translate(Error error, Throwable cause) {
         int number = errorNumber(error);
         String message = error == null ? null : error.getMessage();
@@ -41,7 +36,6 @@ final class LibvirtJavaErrors {
         return error.getCode().ordinal();
     }
 
-    /** libvirt's {@code virErrorDomain}, read the same way as {@link #errorNumber}. */
     private static int sourceNumber(Error error) {
         if (error == null || error.getDomain() == null || error.getDomain() == ErrorDomain.VIR_FROM_UNKNOWN) {
             return UNKNOWN_NUMBER;
