@@ -9,14 +9,11 @@ module dev.egressproxies.kvm.common {
     requires java.xml;
     requires org.apache.sshd.osgi;
     requires org.slf4j;
-    // libvirt-java's jar has no module name of its own; "libvirt" is the name derived from it.
-    requires libvirt;
-    // libvirt-java's POM marks JNA "provided" and an automatic module declares no dependencies,
-    // so JNA enters the module graph only through this line.
+    requires libvirt; // the name derived from libvirt-java's jar
+    // libvirt-java's POM marks JNA "provided", so JNA enters the module graph only through this line.
     requires com.sun.jna;
     requires org.apache.commons.compress;
-    // Commons Compress declares its xz and zstd decoders "requires static", so they enter the
-    // module graph only through these lines; without them xz and zstd images fail at run time.
+    // Commons Compress declares its xz and zstd decoders "requires static": without these, such images fail.
     requires org.tukaani.xz;
     requires com.github.luben.zstd_jni;
 

@@ -2,7 +2,6 @@ package dev.egressproxies.kvm.common.config;
 
 import dev.egressproxies.kvm.common.seed.NoCloudSeed;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -39,12 +38,12 @@ public final class ConfigChecks {
         return value;
     }
 
-    /** Returns {@code value}, or {@code fallback} when it is absent; present values must be words. */
+    /** Returns {@code value}, or {@code fallback} when it is absent. */
     public static String wordOrDefault(String component, String value, String fallback) {
         return value == null ? fallback : requireWord(component, value, fallback);
     }
 
-    /** Returns {@code value} when it is an absolute path on the host (it is not checked here). */
+    /** Returns {@code value} when it is an absolute path (on the host: not checked here). */
     public static String requireAbsolutePath(String component, String value, String example) {
         requireWord(component, value, example);
         if (!value.startsWith("/")) {
@@ -94,7 +93,6 @@ public final class ConfigChecks {
                     + " [{name: host-1, address: 10.0.0.5, bridge: br0}]");
         }
         Set<String> names = new HashSet<>();
-        List<H> checked = new ArrayList<>();
         for (int index = 0; index < hosts.size(); index++) {
             H host = hosts.get(index);
             if (host == null) {
@@ -105,12 +103,11 @@ public final class ConfigChecks {
                 throw new IllegalArgumentException("hosts: the name '" + nameOf.apply(host) + "' is used twice; host"
                         + " names are zones and parts of provider IDs, so each must be unique");
             }
-            checked.add(host);
         }
-        return List.copyOf(checked);
+        return List.copyOf(hosts);
     }
 
-    /** Returns the named entries, in order, when there is one, every name matches {@link #NAME} and none is empty. */
+    /** Returns the named entries, in order, when there are any, all named per {@link #NAME} and none empty. */
     public static <V> Map<String, V> named(String component, Map<String, V> entries, String example) {
         if (entries == null || entries.isEmpty()) {
             throw new IllegalArgumentException(component + ": at least one is required, for example {" + example + "}");

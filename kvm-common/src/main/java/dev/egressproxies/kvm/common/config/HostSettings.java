@@ -7,42 +7,26 @@ import dev.egressproxies.kvm.common.xml.HostPlatform;
 import dev.egressproxies.kvm.common.xml.UefiFirmware;
 
 /**
- * One hypervisor of a KVM provider entry, bound from configuration; only {@code name},
- * {@code address} and {@code bridge} are required.
- *
- * @param name             the zone and the first part of its instances' provider IDs
- * @param address          the SSH host name or address, as known_hosts lists it
- * @param port             the SSH port, default 22
- * @param user             the SSH user, default root; must be allowed to use the libvirt socket
- * @param socket           the libvirt unix socket's path on the host
- * @param pool             the running storage pool for base images, overlays and seeds
- * @param bridge           the Linux bridge on the host that VMs attach to
- * @param domainType       {@code kvm} (default) or {@code qemu} (emulation)
- * @param cpuMode          {@code host-model}, {@code host-passthrough}, {@code default} (QEMU's
- *                         model) or a QEMU CPU model name; {@code null}: the domain type's default
- *                         ({@link CpuMode#defaultFor})
- * @param uefiLoader       the UEFI firmware code on the host, for UEFI guests
- * @param uefiVarsTemplate the UEFI variables template on the host, copied per UEFI guest
+ * One hypervisor of a KVM provider entry, bound from configuration; only {@code name} (the zone),
+ * {@code address} and {@code bridge} are required. The SSH login ({@code user}, {@code port}) must
+ * be allowed to use libvirt's {@code socket}; {@code pool} is a running storage pool; VMs are
+ * defined with {@code domainType} ({@code kvm} or {@code qemu}), {@code cpuMode} ({@code host-model},
+ * {@code host-passthrough}, {@code default}, a QEMU model, or {@code null} for
+ * {@link CpuMode#defaultFor}) and, for UEFI guests, {@code uefiLoader} and {@code uefiVarsTemplate}.
  */
 public record HostSettings(String name, String address, Integer port, String user, String socket, String pool,
                            String bridge, String domainType, String cpuMode, String uefiLoader,
                            String uefiVarsTemplate) {
 
-    /** The SSH port unless configured. */
     public static final int DEFAULT_PORT = 22;
-    /** The SSH user unless configured. */
     public static final String DEFAULT_USER = "root";
-    /** Where libvirtd listens on most distributions. */
     public static final String DEFAULT_SOCKET = "/var/run/libvirt/libvirt-sock";
-    /** The storage pool libvirt installs by default. */
     public static final String DEFAULT_POOL = "default";
-    /** Hardware virtualisation. */
     public static final String DOMAIN_TYPE_KVM = "kvm";
-    /** Emulation: slower, but works where KVM is missing or limited (nested hosts, UEFI tests). */
+    /** Emulation: slower, but works where KVM is missing or limited (nested hosts, UEFI). */
     public static final String DOMAIN_TYPE_QEMU = "qemu";
     /** The non-secure-boot OVMF build of Debian and Ubuntu; secure-boot builds need SMM. */
     public static final String DEFAULT_UEFI_LOADER = UefiFirmware.DEFAULT_LOADER;
-    /** The variables template that goes with {@link #DEFAULT_UEFI_LOADER}. */
     public static final String DEFAULT_UEFI_VARS_TEMPLATE = UefiFirmware.DEFAULT_NVRAM_TEMPLATE;
 
     /** Applies defaults and rejects values that cannot work, naming the setting to fix. */

@@ -38,7 +38,10 @@ public final class HostPreflight {
         for (int index = 0; index < settings.hosts().size(); index++) {
             HostSettings host = settings.hosts().get(index);
             String name = "SSH and libvirt on host " + host.name() + " (" + host.destination() + ")";
-            PreflightCheck connection = check(name, () -> describe(hosts.call(host, call, LibvirtHost::hostInfo)));
+            PreflightCheck connection = check(name, () -> {
+                HostInfo info = hosts.call(host, call, LibvirtHost::hostInfo);
+                return "libvirt " + info.libvirtVersion() + " (" + info.hypervisor() + ") on " + info.hostname();
+            });
             checks.add(connection);
             if (connection.passed()) {
                 checks.add(poolCheck(host, hosts, call));
@@ -63,22 +66,14 @@ public final class HostPreflight {
     private static PreflightCheck poolCheck(HostSettings host, HostCaller hosts, Call call) {
         String name = "storage pool " + host.pool() + " on host " + host.name();
         return check(name, () -> {
-            Optional<PoolInfo> info = hosts.call(host, call, libvirt -> LibvirtSteps.step(
-                    "looking up storage pool " + host.pool(), () -> libvirt.lookupPool(host.pool()))
-                    .map(pool -> LibvirtSteps.step("reading storage pool " + host.pool(),
-                            () -> libvirt.poolInfo(pool))));
-            if (info.isEmpty()) {
-                throw call.permanent(Pools.missing(host, call.entry()));
-            }
-            if (!info.get().running()) {
-                throw call.permanent(Pools.notRunning(host));
-            }
-            if (info.get().availableBytes() <= 0) {
+            PoolInfo info = hosts.call(host, call,
+                    libvirt -> Pools.requireRunning(libvirt, Pools.require(libvirt, host, call), host, call));
+            if (info.availableBytes() <= 0) {
                 throw call.failure(ErrorKind.QUOTA_EXCEEDED, "storage pool '" + host.pool() + "' on host '"
                         + host.name() + "' has no space left: free some, or set hosts[].pool to another pool", null);
             }
-            return String.format("running, %.1f GiB of %.1f GiB available", info.get().availableBytes() / GIB,
-                    info.get().capacityBytes() / GIB);
+            return String.format("running, %.1f GiB of %.1f GiB available", info.availableBytes() / GIB,
+                    info.capacityBytes() / GIB);
         });
     }
 
@@ -184,10 +179,6 @@ public final class HostPreflight {
         }
     }
 
-    private static String describe(HostInfo info) {
-        return "libvirt " + info.libvirtVersion() + " (" + info.hypervisor() + ") on " + info.hostname();
-    }
-
     /**
      * What to fix for {@code refusal}, a PERMANENT libvirt error of defining or starting a domain on
      * the {@code index}-th host. libvirt has no code for which setting it is about, so the setting
@@ -198,7 +189,9 @@ public final class HostPreflight {
         boolean missing = DOES_NOT_EXIST.contains(refusal.systemErrorNumber());
         String libvirtSaid = " (libvirt: " + message + "; error " + refusal.code() + ", " + refusal.rawCode() + ")";
         if (message.contains("'" + host.bridge() + "'")) {
-            return (missing ? missingBridge(host, index) : bridgeUnusable(host, index)) + libvirtSaid;
+            return (missing ? missingBridge(host, index) : setting(index, "bridge") + " '" + host.bridge()
+                    + "' cannot be used on host '" + host.name() + "': make it a Linux bridge that libvirt may attach"
+                    + " to, or name another bridge") + libvirtSaid;
         }
         if (message.contains(host.uefiLoader())) {
             return firmware(host, index, "uefiLoader", host.uefiLoader(), missing) + libvirtSaid;
@@ -228,29 +221,24 @@ public final class HostPreflight {
                 + " uefiVarsTemplate) or the machine type";
     }
 
-    static String missingBridge(HostSettings host, int index) {
+    private static String missingBridge(HostSettings host, int index) {
         return setting(index, "bridge") + " '" + host.bridge() + "' does not exist on host '" + host.name()
                 + "': create it or name an existing bridge ('ip link show type bridge' there lists them)";
     }
 
-    static String unsupportedDomainType(HostSettings host, int index) {
+    private static String unsupportedDomainType(HostSettings host, int index) {
         return setting(index, "domainType") + " '" + host.domainType() + "' is not offered by host '" + host.name()
                 + "': use qemu (emulation, slower) where KVM is not available, or enable KVM there";
     }
 
-    static String firmware(HostSettings host, int index, String name, String path, boolean missing) {
+    private static String firmware(HostSettings host, int index, String name, String path, boolean missing) {
         return setting(index, name) + " '" + path + "' " + (missing ? "does not exist" : "cannot be used")
                 + " on host '" + host.name() + "': install the UEFI firmware there (Debian, Ubuntu: 'apt-get install"
                 + " ovmf') or set " + name + " to a file that exists there ('egressctl check' lists the loaders"
                 + " libvirt offers)";
     }
 
-    private static String bridgeUnusable(HostSettings host, int index) {
-        return setting(index, "bridge") + " '" + host.bridge() + "' cannot be used on host '" + host.name()
-                + "': make it a Linux bridge that libvirt may attach to, or name another bridge";
-    }
-
-    static String setting(int index, String name) {
+    private static String setting(int index, String name) {
         return "hosts[" + index + "]." + name;
     }
 }

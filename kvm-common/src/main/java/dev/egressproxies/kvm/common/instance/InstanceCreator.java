@@ -266,7 +266,10 @@ final class InstanceCreator<I extends ImageChoice> {
     /** A refused start leaves the domain as it is: it existed before this create. */
     private void startExisting(LibvirtHost libvirt, HostSettings host, Domain domain, Call call) {
         try {
-            startUnlessActive(libvirt, domain);
+            if (!LibvirtSteps.step("reading the state of domain " + domain.name(), () -> libvirt.domainState(domain))
+                    .isActive()) {
+                start(libvirt, domain);
+            }
         } catch (LibvirtException failure) {
             if (failure.kind() != ErrorKind.PERMANENT) {
                 throw failure;
@@ -275,13 +278,6 @@ final class InstanceCreator<I extends ImageChoice> {
                     settings.hosts().indexOf(host), List.of()) + "; domain " + domain.name() + " was defined by an"
                     + " earlier create and keeps the settings it was defined with: after fixing them, delete the"
                     + " instance and create it again", failure);
-        }
-    }
-
-    private static void startUnlessActive(LibvirtHost libvirt, Domain domain) {
-        if (!LibvirtSteps.step("reading the state of domain " + domain.name(), () -> libvirt.domainState(domain))
-                .isActive()) {
-            start(libvirt, domain);
         }
     }
 

@@ -29,9 +29,8 @@ import org.slf4j.LoggerFactory;
  * A KVM backend's {@link Provider}: libvirt domains on the entry's hosts, reached through a
  * {@link HostCaller}. A backend extends it with its {@link BaseImageStrategy} and may wrap the
  * operations (in spans, for example). Provider IDs are {@code host/name}, zones are host names, and
- * an entry acts only on the domains whose metadata names it. Safe for concurrent use.
- *
- * @param <I> the backend's resolved image
+ * an entry acts only on the domains whose metadata names it. {@code I} is the backend's resolved
+ * image. Safe for concurrent use.
  */
 public abstract class InstanceEngine<I extends ImageChoice> implements Provider {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceEngine.class);
@@ -43,13 +42,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
     private final PoolLeftovers leftovers;
     private final KeyedLocks instanceLocks = new KeyedLocks();
 
-    /**
-     * The provider of one entry. Does no I/O.
-     *
-     * @param hosts  the calls to the entry's hosts; closed with the provider
-     * @param images the backend's images
-     * @param clock  the clock for creation times and seeds
-     */
+    /** The provider of one entry, closing {@code hosts} with it; {@code clock} dates creations and seeds. No I/O. */
     protected InstanceEngine(EntrySettings settings, HostCaller hosts, BaseImageStrategy<I> images, Clock clock) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.hosts = Objects.requireNonNull(hosts, "hosts");
@@ -64,24 +57,15 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         return settings.entry();
     }
 
-    /**
-     * {@inheritDoc}
-     *
-     * <p>The zone must name a configured host (it may be empty when exactly one is configured), the
-     * machine type must be configured, and the image must be one the backend knows.
-     */
+    /** {@inheritDoc} The zone names a configured host (or is empty with one host); type and image are known. */
     @Override
     public void validate(CreateRequest request) {
         resolve(request, Deadline.none());
     }
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>Errors about the request or its placement carry the request's name as instance ID, later
-     * ones the provider ID. A domain of that name that this entry created is only started; any other
-     * fails the call as PERMANENT and is left alone. The first create of an image on a host brings
-     * its base volume into the host's pool, within the deadline.
+     * {@inheritDoc} Placement errors carry the request's name as instance ID. A domain of that name
+     * that this entry created is only started; any other is PERMANENT and left alone.
      */
     @Override
     public String create(CreateRequest request, Deadline deadline) {
@@ -93,12 +77,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
                 () -> creator.create(target, request, call));
     }
 
-    /**
-     * {@inheritDoc}
-     *
-     * <p>A domain this platform did not create is reported without UID and creation time; one that
-     * another entry, or no entry, created is refused as PERMANENT.
-     */
+    /** {@inheritDoc} A domain of another entry or of no entry is PERMANENT; one not of this platform has no UID. */
     @Override
     public Instance get(String id, Deadline deadline) {
         ProviderId parsed = ProviderId.parse(id, Operation.GET, entry());
@@ -117,11 +96,8 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
     }
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>Removes the overlay and seed by name even when the domain is gone (a create crashed before
-     * defining it); a missing pool means nothing is left. A domain that another entry, no entry or
-     * not this platform created is refused as PERMANENT and left alone with its volumes.
+     * {@inheritDoc} Overlay and seed go by name even without a domain (a create crashed before
+     * defining it). A domain this entry did not create is PERMANENT and left alone with its volumes.
      */
     @Override
     public void delete(String id, Deadline deadline) {
@@ -137,12 +113,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
                 }));
     }
 
-    /**
-     * {@inheritDoc}
-     *
-     * <p>A host that cannot be listed fails the whole call; a single domain that cannot be read is
-     * left out, so orphan collection never acts on a partial view.
-     */
+    /** {@inheritDoc} An unlistable host fails the call; an unreadable domain is left out (never collected). */
     @Override
     public List<Instance> listManaged(Deadline deadline) {
         Call call = new Call(entry(), Operation.LIST_MANAGED, "", deadline);
@@ -154,12 +125,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         return List.copyOf(managed);
     }
 
-    /**
-     * {@inheritDoc}
-     *
-     * <p>Per host the connection, pool, bridge and platform; the machine types; the backend's image
-     * checks; then per host the base images no overlay backs on and the fetch leases left (warnings).
-     */
+    /** {@inheritDoc} Host checks, machine types, the backend's image checks, then leftovers in the pools (warnings). */
     @Override
     public List<PreflightCheck> preflight(Deadline deadline) {
         Call call = new Call(entry(), Operation.PREFLIGHT, "", deadline);
@@ -180,7 +146,6 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         return getClass().getSimpleName() + "[entry=" + entry() + "]";
     }
 
-    /** The request's own checks, then its placement against the configuration; no I/O. */
     private InstanceCreator.Target<I> resolve(CreateRequest request, Deadline deadline) {
         request.validate(entry());
         Call call = new Call(entry(), Operation.CREATE, request.name(), deadline);

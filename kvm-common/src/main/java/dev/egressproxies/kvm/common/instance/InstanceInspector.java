@@ -34,11 +34,7 @@ final class InstanceInspector {
     private InstanceInspector() {
     }
 
-    /**
-     * The platform's metadata of the domain, or empty when it has none.
-     *
-     * @throws IllegalArgumentException when the element is there but cannot be read
-     */
+    /** The platform's metadata of the domain, if any; IllegalArgumentException when it cannot be read. */
     static Optional<InstanceMetadata> metadataOf(LibvirtHost libvirt, Domain domain) {
         Optional<String> element;
         try {
@@ -54,7 +50,7 @@ final class InstanceInspector {
         return element.map(InstanceMetadata::parse);
     }
 
-    /** {@link #metadataOf} for a call about this one domain: unreadable metadata is PERMANENT (a person must repair it). */
+    /** {@link #metadataOf} for a call about this one domain: unreadable metadata is PERMANENT. */
     static Optional<InstanceMetadata> readableMetadataOf(LibvirtHost libvirt, HostSettings host, Domain domain,
                                                          Call call) {
         try {

@@ -7,8 +7,10 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
@@ -65,7 +67,8 @@ final class ManagedInstanceLister {
     }
 
     /** The first failure that fails the host, a passed deadline or an interrupt stops the other readers. */
-    private static List<Instance> readAll(LibvirtHost libvirt, HostSettings host, Call call, List<ListedDomain> listed) {
+    private static List<Instance> readAll(LibvirtHost libvirt, HostSettings host, Call call,
+                                          List<ListedDomain> listed) {
         if (listed.isEmpty()) {
             return List.of();
         }
@@ -102,7 +105,10 @@ final class ManagedInstanceLister {
                     reader.get();
                 } catch (ExecutionException failed) {
                     stop.set(true);
-                    throw rethrown(failed.getCause());
+                    if (failed.getCause() instanceof Error error) {
+                        throw error;
+                    }
+                    throw (RuntimeException) failed.getCause(); // the readers throw nothing checked
                 }
             }
         } catch (InterruptedException interrupted) {
@@ -112,34 +118,7 @@ final class ManagedInstanceLister {
             stop.set(true);
             threads.shutdownNow();
         }
-        List<Instance> managed = new ArrayList<>();
-        for (Instance instance : found) {
-            if (instance != null) {
-                managed.add(instance);
-            }
-        }
-        return managed;
-    }
-
-    private static RuntimeException rethrown(Throwable failure) {
-        if (failure instanceof RuntimeException runtime) {
-            return runtime;
-        }
-        if (failure instanceof Error error) {
-            throw error;
-        }
-        return new IllegalStateException(failure);
-    }
-
-    /** Logs a domain that predates entry scoping: nothing lists or collects it until a person acts. */
-    private static boolean createdThroughEntry(InstanceMetadata metadata, String entry, HostSettings host,
-                                               Domain domain) {
-        if (metadata.entry().isEmpty()) {
-            LOG.warn("skipping domain {} on host {}: egress-proxies created it before domains recorded their provider"
-                    + " entry, so no entry lists or collects it; remove it by hand with virsh if nothing uses it",
-                    domain.name(), host.name());
-        }
-        return metadata.createdThrough(entry);
+        return Arrays.stream(found).filter(Objects::nonNull).toList();
     }
 
     private static ThreadFactory readerThreads(HostSettings host) {
@@ -156,7 +135,12 @@ final class ManagedInstanceLister {
         Domain domain = listed.domain();
         try {
             Optional<InstanceMetadata> metadata = InstanceInspector.metadataOf(libvirt, domain);
-            if (metadata.isEmpty() || !createdThroughEntry(metadata.get(), entry, host, domain)) {
+            if (metadata.isPresent() && metadata.get().entry().isEmpty()) {
+                LOG.warn("skipping domain {} on host {}: egress-proxies created it before domains recorded their"
+                        + " provider entry, so no entry lists or collects it; remove it by hand with virsh if nothing"
+                        + " uses it", domain.name(), host.name());
+            }
+            if (metadata.isEmpty() || !metadata.get().createdThrough(entry)) {
                 return Optional.empty();
             }
             if (!listed.active()) {

@@ -16,8 +16,7 @@ public final class Pools {
                 .orElseThrow(() -> call.permanent(missing(host, call.entry())));
     }
 
-    /** What to do about a missing pool. */
-    public static String missing(HostSettings host, String entry) {
+    private static String missing(HostSettings host, String entry) {
         return "storage pool '" + host.pool() + "' does not exist on host '" + host.name() + "': create and start it"
                 + " (for example 'virsh pool-define-as " + host.pool() + " dir --target /var/lib/libvirt/images/"
                 + host.pool() + " && virsh pool-build " + host.pool() + " && virsh pool-start " + host.pool()
@@ -34,8 +33,7 @@ public final class Pools {
         return info;
     }
 
-    /** What to do about a pool that exists but does not run. */
-    public static String notRunning(HostSettings host) {
+    private static String notRunning(HostSettings host) {
         return "storage pool '" + host.pool() + "' exists on host '" + host.name() + "' but is not running: start it"
                 + " with 'virsh pool-start " + host.pool() + "' and keep it running with 'virsh pool-autostart "
                 + host.pool() + "'";

@@ -12,7 +12,7 @@ public final class LibvirtException extends RuntimeException {
 
     /** What {@link #systemErrorNumber()} is when libvirt gave none. */
     public static final int NO_SYSTEM_ERROR_NUMBER = -1;
-    /** EPERM, ENOENT, ENXIO, EACCES, ENODEV, ENOTDIR, EISDIR, EROFS, ENAMETOOLONG, ELOOP: fixed only by configuration. */
+    /** EPERM, ENOENT, ENXIO, EACCES, ENODEV, ENOTDIR, EISDIR, EROFS, ENAMETOOLONG, ELOOP. */
     private static final Set<Integer> CONFIGURATION_ERROR_NUMBERS = Set.of(1, 2, 6, 13, 19, 20, 21, 30, 36, 40);
     /** ENOSPC and EDQUOT. */
     private static final Set<Integer> NO_SPACE_ERROR_NUMBERS = Set.of(28, 122);
@@ -23,16 +23,7 @@ public final class LibvirtException extends RuntimeException {
     private final int rawSource;
     private final int systemErrorNumber;
 
-    /**
-     * Creates an exception.
-     *
-     * @param rawCode           libvirt's {@code virErrorNumber}
-     * @param rawSource         libvirt's {@code virErrorDomain}
-     * @param systemErrorNumber the {@code errno} of a {@link LibvirtErrorCode#SYSTEM_ERROR}, else
-     *                          {@link #NO_SYSTEM_ERROR_NUMBER}
-     * @param message           libvirt's message
-     * @param cause             the library's exception, or null
-     */
+    /** libvirt's {@code virErrorNumber}, {@code virErrorDomain} and a SYSTEM_ERROR's {@code errno}. */
     public LibvirtException(int rawCode, int rawSource, int systemErrorNumber, String message, Throwable cause) {
         super(message, cause);
         this.rawCode = rawCode;
@@ -88,9 +79,8 @@ public final class LibvirtException extends RuntimeException {
     }
 
     /**
-     * Whether the connection itself failed, so it must be dropped and redialled: an RPC or
-     * no-connection error, or an OS call or internal error raised by the client's side of the link
-     * (an OS call error without a source too). The same codes from the daemon are answers.
+     * Whether the link itself failed (drop and redial): RPC, no connection, or an OS call or internal
+     * error of the client's side; the same codes from the daemon are answers.
      */
     public boolean isTransportFailure() {
         if (code == LibvirtErrorCode.RPC || code == LibvirtErrorCode.NO_CONNECT) {

@@ -17,30 +17,18 @@ final class LibvirtJavaErrors {
 
     /** {@code cause} may be null. */
     static LibvirtException translate(Error error, Throwable cause) {
-        int number = errorNumber(error);
+        int number = error == null ? UNKNOWN_NUMBER : number(error.getCode(), ErrorNumber.VIR_ERR_UNKNOWN);
+        int source = error == null ? UNKNOWN_NUMBER : number(error.getDomain(), ErrorDomain.VIR_FROM_UNKNOWN);
         String message = error == null ? null : error.getMessage();
         if (message == null || message.isBlank()) {
             message = "libvirt reported error number " + number + " without a message";
         }
-        return new LibvirtException(number, sourceNumber(error), systemErrorNumber(error, number), message, cause);
+        return new LibvirtException(number, source, systemErrorNumber(error, number), message, cause);
     }
 
-    /**
-     * libvirt's {@code virErrorNumber}. libvirt-java's enum lists the codes in libvirt's order, so
-     * the ordinal is the number, except for its catch-all for codes newer than the binding.
-     */
-    private static int errorNumber(Error error) {
-        if (error == null || error.getCode() == null || error.getCode() == ErrorNumber.VIR_ERR_UNKNOWN) {
-            return UNKNOWN_NUMBER;
-        }
-        return error.getCode().ordinal();
-    }
-
-    private static int sourceNumber(Error error) {
-        if (error == null || error.getDomain() == null || error.getDomain() == ErrorDomain.VIR_FROM_UNKNOWN) {
-            return UNKNOWN_NUMBER;
-        }
-        return error.getDomain().ordinal();
+    /** libvirt-java's enums list libvirt's numbers in order, but for a catch-all for newer ones. */
+    private static int number(Enum<?> value, Enum<?> unknown) {
+        return value == null || value == unknown ? UNKNOWN_NUMBER : value.ordinal();
     }
 
     /** libvirt reports a failed OS call with the call's {@code errno} as the error's first integer. */
