@@ -1,25 +1,19 @@
 /**
- * What the KVM backends share: the SSH tunnel that forwards a hypervisor's libvirt socket, the
- * libvirt adapter (libvirt-java over JNA) and the pool of host connections, the local unix-socket
- * dialer, the domain and volume XML, the NoCloud seed ISO that hands cloud-init its configuration
- * (written in-process by a small ECMA-119 plus Joliet writer), the image fetch pipeline that
- * streams a published (possibly compressed) image over HTTP into a volume upload, the host
- * settings both backends' configurations hold, and the instance engine (create, get, delete,
- * listManaged) a backend plugs its base-image strategy into.
+ * What the KVM backends share: the instance engine (the abstract {@code Provider} a backend extends
+ * with its base-image strategy), the host pool over SSH or a local socket, the libvirt adapter, the
+ * domain and volume XML, the NoCloud seed ISO, the image fetch pipeline and the shared settings.
+ * Package map: docs/design.md.
  */
 module dev.egressproxies.kvm.common {
     requires transitive dev.egressproxies.api;
     requires java.xml;
     requires org.apache.sshd.osgi;
     requires org.slf4j;
-    // libvirt-java's jar has no module name of its own; "libvirt" is the name derived from it.
-    requires libvirt;
-    // libvirt-java's POM marks JNA "provided" and an automatic module declares no dependencies,
-    // so JNA enters the module graph only through this line.
+    requires libvirt; // the name derived from libvirt-java's jar
+    // libvirt-java's POM marks JNA "provided", so JNA enters the module graph only through this line.
     requires com.sun.jna;
     requires org.apache.commons.compress;
-    // Commons Compress declares its xz and zstd decoders "requires static", so they enter the
-    // module graph only through these lines; without them xz and zstd images fail at run time.
+    // Commons Compress declares its xz and zstd decoders "requires static": without these, such images fail.
     requires org.tukaani.xz;
     requires com.github.luben.zstd_jni;
 
@@ -33,8 +27,6 @@ module dev.egressproxies.kvm.common {
     exports dev.egressproxies.kvm.common.config;
     exports dev.egressproxies.kvm.common.instance;
 
-    // The backends' configurations hold HostSettings and MachineSize, which the platform binds
-    // reflectively (Jackson); plugins must not name the binding library, so the package is opened
-    // to everyone.
+    // The platform binds HostSettings and MachineSize reflectively; plugins must not name the binding library.
     opens dev.egressproxies.kvm.common.config;
 }

@@ -1,7 +1,5 @@
 package dev.egressproxies.kvm;
 
-import dev.egressproxies.api.CreateRequest;
-import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.spi.ProviderContext;
 import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.host.HostConnections;
@@ -9,70 +7,47 @@ import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.image.ImageSizeProbe;
 import dev.egressproxies.kvm.common.image.TransferBudget;
 import dev.egressproxies.kvm.common.instance.BaseVolumeFetch;
-import dev.egressproxies.kvm.common.instance.EngineProvider;
 import dev.egressproxies.kvm.common.instance.EntrySettings;
 import dev.egressproxies.kvm.common.instance.HostCaller;
 import dev.egressproxies.kvm.common.instance.InstanceEngine;
-import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import dev.egressproxies.kvm.config.KvmConfig;
 import dev.egressproxies.kvm.config.KvmHost;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
 
 /**
- * The {@code kvm} backend: VMs as libvirt domains on one or more hypervisors reached over SSH, each
- * booting a cached cloud image through its own qcow2 overlay, with its cloud-init configuration on
- * a NoCloud seed ISO built in-process.
- *
- * <p>Provider IDs are {@code host/name}. Zones are the configured host names. An instance is
- * managed when its domain carries the platform's metadata element ({@link InstanceMetadata});
- * domains without it are never listed. The operations are kvm-common's {@link InstanceEngine};
- * this backend adds its images ({@link KvmBaseImages}): downloaded into a host's pool on first use
- * and marked complete by an empty marker volume. Safe for concurrent use.
+ * The {@code kvm} backend: kvm-common's {@link InstanceEngine} with cloud images downloaded into a
+ * host's pool on first use and marked complete by an empty marker volume ({@link KvmBaseImages}).
+ * Safe for concurrent use.
  */
-public final class KvmProvider extends EngineProvider {
+public final class KvmProvider extends InstanceEngine<KvmImageChoice> {
 
     /**
-     * Creates the provider of one configured entry. Does no I/O: hosts are dialled by
-     * {@code connections} on first use.
+     * The provider of one configured entry. Does no I/O.
      *
-     * @param entry       the entry's configured name, carried by every error
-     * @param config      the entry's settings
-     * @param context     the platform's shared services: the clock for creation times and seeds, the
-     *                    HTTP client for image downloads, and the progress reporter
+     * @param context     the clock, the HTTP client for image downloads, the progress reporter
      * @param connections the connections to the entry's hosts; closed with the provider
      */
     public KvmProvider(String entry, KvmConfig config, ProviderContext context, HostConnections connections) {
-        super(entry, engine(entry, config, context, connections));
+        this(entry, config, context, new HostCaller(connections));
     }
 
-    private static InstanceEngine<KvmImageChoice> engine(String entry, KvmConfig config, ProviderContext context,
-                                                         HostConnections connections) {
-        Objects.requireNonNull(entry, "entry");
-        Objects.requireNonNull(config, "config");
-        HostCaller hosts = new HostCaller(Objects.requireNonNull(connections, "connections"));
-        // No transfer budget of its own (kvm has no such setting): the caller's deadline bounds a download.
-        BaseVolumeFetch fetch = new BaseVolumeFetch(
-                new ImageFetcher(context.httpClient(), context.progress(), TransferBudget.none(),
-                        config.imageIdleTimeout()));
-        KvmBaseImages images = new KvmBaseImages(entry, config, hosts, fetch,
-                new ImageSizeProbe(context.httpClient(), config.imageIdleTimeout()));
+    private KvmProvider(String entry, KvmConfig config, ProviderContext context, HostCaller hosts) {
+        super(settings(entry, config), hosts, images(entry, config, context, hosts), context.clock());
+    }
+
+    private static EntrySettings settings(String entry, KvmConfig config) {
         Map<String, MachineSize> sizes = new LinkedHashMap<>();
         config.machineTypes().forEach((name, type) -> sizes.put(name, type.size()));
-        EntrySettings settings = new EntrySettings(entry, config.hosts().stream().map(KvmHost::settings).toList(),
-                sizes, config.diskSizeGb(), config.vendorData());
-        return new InstanceEngine<>(settings, hosts, images, context.clock());
+        return new EntrySettings(entry, config.hosts().stream().map(KvmHost::settings).toList(), sizes,
+                config.diskSizeGb(), config.vendorData());
     }
 
-    /**
-     * {@inheritDoc}
-     *
-     * <p>The first create of an image on a host downloads the image into the host's pool, within
-     * this call's deadline.
-     */
-    @Override
-    public String create(CreateRequest request, Deadline deadline) {
-        return super.create(request, deadline);
+    private static KvmBaseImages images(String entry, KvmConfig config, ProviderContext context, HostCaller hosts) {
+        // No transfer budget of its own (kvm has no such setting): the caller's deadline bounds a download.
+        BaseVolumeFetch fetch = new BaseVolumeFetch(new ImageFetcher(context.httpClient(), context.progress(),
+                TransferBudget.none(), config.imageIdleTimeout()));
+        return new KvmBaseImages(entry, config, hosts, fetch,
+                new ImageSizeProbe(context.httpClient(), config.imageIdleTimeout()));
     }
 }

@@ -54,13 +54,13 @@ class KvmConfigTest {
 
     @Test
     void theCpuModeDefaultsToHostModelUnderKvmAndToQemusModelUnderEmulation() {
-        assertThat(KvmHost.of("h", "a", "br0").platform().cpuMode()).isEqualTo(CpuMode.hostModel());
-        assertThat(new KvmHost("h", "a", null, null, null, null, "br0", "qemu", null, null, null, null).platform()
-                .cpuMode()).isEqualTo(CpuMode.hypervisorDefault());
+        assertThat(KvmHost.of("h", "a", "br0").settings().platform().cpuMode()).isEqualTo(CpuMode.hostModel());
+        assertThat(new KvmHost("h", "a", null, null, null, null, "br0", "qemu", null, null, null, null).settings()
+                .platform().cpuMode()).isEqualTo(CpuMode.hypervisorDefault());
         assertThat(new KvmHost("h", "a", null, null, null, null, "br0", "kvm", "Skylake-Client", null, null, null)
-                .platform().cpuMode()).isEqualTo(CpuMode.named("Skylake-Client"));
+                .settings().platform().cpuMode()).isEqualTo(CpuMode.named("Skylake-Client"));
         assertThat(new KvmHost("h", "a", null, null, null, null, "br0", "qemu", "host-passthrough", null, null, null)
-                .platform().cpuMode()).isEqualTo(CpuMode.hostPassthrough());
+                .settings().platform().cpuMode()).isEqualTo(CpuMode.hostPassthrough());
     }
 
     @Test
@@ -69,9 +69,9 @@ class KvmConfigTest {
                 "/fw/vars.fd");
 
         assertThat(uefi.domainType()).as("the type, spelled as libvirt does").isEqualTo("qemu");
-        assertThat(uefi.platform()).isEqualTo(new HostPlatform(DomainType.QEMU, CpuMode.hypervisorDefault(),
+        assertThat(uefi.settings().platform()).isEqualTo(new HostPlatform(DomainType.QEMU, CpuMode.hypervisorDefault(),
                 new UefiFirmware("/fw/code.fd", "/fw/vars.fd")));
-        assertThat(KvmHost.of("h", "a", "br0").platform().domainType()).isEqualTo(DomainType.KVM);
+        assertThat(KvmHost.of("h", "a", "br0").settings().platform().domainType()).isEqualTo(DomainType.KVM);
     }
 
     @Test
@@ -88,11 +88,11 @@ class KvmConfigTest {
         KvmHost host = new KvmHost("h", "a.example", 2222, "egress", "/run/libvirt/sock", null, "br0", null, null, null,
                 null, null);
 
-        assertThat(host.endpoint().address()).isEqualTo("a.example");
-        assertThat(host.endpoint().port()).isEqualTo(2222);
-        assertThat(host.endpoint().user()).isEqualTo("egress");
-        assertThat(host.endpoint().socket()).isEqualTo("/run/libvirt/sock");
-        assertThat(host.destination()).isEqualTo("egress@a.example:2222");
+        assertThat(host.settings().endpoint().address()).isEqualTo("a.example");
+        assertThat(host.settings().endpoint().port()).isEqualTo(2222);
+        assertThat(host.settings().endpoint().user()).isEqualTo("egress");
+        assertThat(host.settings().endpoint().socket()).isEqualTo("/run/libvirt/sock");
+        assertThat(host.settings().destination()).isEqualTo("egress@a.example:2222");
     }
 
     @Test

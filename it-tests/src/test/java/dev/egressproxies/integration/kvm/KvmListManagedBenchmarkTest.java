@@ -183,7 +183,7 @@ class KvmListManagedBenchmarkTest {
         KvmHost host = factory.lastConfig().host(KvmTestConfig.HOST).orElseThrow();
         CountingHostConnections connections = factory.lastConnections();
         String name = DOMAIN_PREFIX + "-0001";
-        long[][] nanos = connections.call(host.endpoint(), Deadline.after(CALL_TIMEOUT), libvirt -> {
+        long[][] nanos = connections.call(host.settings().endpoint(), Deadline.after(CALL_TIMEOUT), libvirt -> {
             Domain domain = libvirt.lookupDomain(name).orElseThrow();
             long[] state = new long[LATENCY_SAMPLES];
             long[] metadata = new long[LATENCY_SAMPLES];
@@ -213,7 +213,7 @@ class KvmListManagedBenchmarkTest {
      */
     private static void readsOfEveryDomain(BenchmarkKvmProviderFactory factory, String how) {
         KvmHost host = factory.lastConfig().host(KvmTestConfig.HOST).orElseThrow();
-        long[] nanos = factory.lastConnections().call(host.endpoint(), Deadline.after(CALL_TIMEOUT), libvirt -> {
+        long[] nanos = factory.lastConnections().call(host.settings().endpoint(), Deadline.after(CALL_TIMEOUT), libvirt -> {
             List<Domain> domains = libvirt.listAllDomains();
             ExecutorService readers = Executors.newFixedThreadPool(PARALLEL_READERS);
             try {
@@ -262,7 +262,7 @@ class KvmListManagedBenchmarkTest {
     /** What reading the metadata element costs in the JVM, per domain. */
     private static void costOfParsingMetadata(BenchmarkKvmProviderFactory factory) {
         KvmHost host = factory.lastConfig().host(KvmTestConfig.HOST).orElseThrow();
-        String element = factory.lastConnections().call(host.endpoint(), Deadline.after(CALL_TIMEOUT),
+        String element = factory.lastConnections().call(host.settings().endpoint(), Deadline.after(CALL_TIMEOUT),
                 libvirt -> libvirt.domainMetadata(libvirt.lookupDomain(DOMAIN_PREFIX + "-0001").orElseThrow(),
                         InstanceMetadata.NAMESPACE).orElseThrow());
         long[] nanos = new long[DOMAINS];

@@ -86,11 +86,6 @@ public record KvmConfig(List<KvmHost> hosts, Map<String, MachineType> machineTyp
         return hosts.stream().filter(host -> host.name().equals(name)).findFirst();
     }
 
-    /** The configured host names, in configuration order, for messages. */
-    public List<String> hostNames() {
-        return hosts.stream().map(KvmHost::name).toList();
-    }
-
     /** How the entry logs in to its hosts, as kvm-common's SSH tunnel takes it. */
     public SshAccess sshAccess() {
         return new SshAccess(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout, keepaliveInterval);

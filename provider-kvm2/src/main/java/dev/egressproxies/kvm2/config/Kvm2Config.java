@@ -75,13 +75,13 @@ public record Kvm2Config(List<HostSettings> hosts, Map<String, MachineSize> mach
         images = images == null || images.isEmpty()
                 ? Map.of()
                 : ConfigChecks.named("images", images, "debian-12: {url: https://.../debian-12-genericcloud-amd64.qcow2}");
-        diskSizeGb = ConfigChecks.diskSizeGb(diskSizeGb);
-        vendorData = ConfigChecks.vendorData(vendorData);
         SshAccess ssh = new SshAccess(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout,
                 keepaliveInterval);
         insecureIgnoreHostKey = ssh.insecureIgnoreHostKey();
         handshakeTimeout = ssh.handshakeTimeout();
         keepaliveInterval = ssh.keepaliveInterval();
+        diskSizeGb = ConfigChecks.diskSizeGb(diskSizeGb);
+        vendorData = ConfigChecks.vendorData(vendorData);
         rpcBudget = ConfigChecks.positive("rpcBudget", rpcBudget, DEFAULT_RPC_BUDGET);
         transferBudget = ConfigChecks.positive("transferBudget", transferBudget, DEFAULT_TRANSFER_BUDGET);
         imageIdleTimeout = ConfigChecks.positive("imageIdleTimeout", imageIdleTimeout, ImageFetcher.DEFAULT_IDLE_LIMIT);

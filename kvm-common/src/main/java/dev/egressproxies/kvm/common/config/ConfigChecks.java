@@ -2,7 +2,6 @@ package dev.egressproxies.kvm.common.config;
 
 import dev.egressproxies.kvm.common.seed.NoCloudSeed;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -13,9 +12,8 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
- * The checks the KVM backends' configuration records share; each throws
- * {@link IllegalArgumentException} with a message that starts with the offending component's name,
- * so the registry reports it at that path.
+ * The checks the KVM configuration records share; each throws {@link IllegalArgumentException}
+ * whose message starts with the component's name, so the registry reports it at that path.
  */
 public final class ConfigChecks {
     /** Letters, digits, '.', '_' and '-', starting and ending with a letter or digit, at most 63. */
@@ -40,12 +38,12 @@ public final class ConfigChecks {
         return value;
     }
 
-    /** Returns {@code value}, or {@code fallback} when it is absent; present values must be words. */
+    /** Returns {@code value}, or {@code fallback} when it is absent. */
     public static String wordOrDefault(String component, String value, String fallback) {
         return value == null ? fallback : requireWord(component, value, fallback);
     }
 
-    /** Returns {@code value} when it is an absolute path on the host (it is not checked here). */
+    /** Returns {@code value} when it is an absolute path (on the host: not checked here). */
     public static String requireAbsolutePath(String component, String value, String example) {
         requireWord(component, value, example);
         if (!value.startsWith("/")) {
@@ -66,11 +64,7 @@ public final class ConfigChecks {
                 + String.join(", ", allowed));
     }
 
-    /**
-     * Returns what {@code parser} makes of the present {@code value}: the parsers of kvm-common's
-     * types say which values they accept, so the configuration keeps no second list; a refusal is
-     * prefixed with the component's name.
-     */
+    /** Returns what {@code parser} makes of {@code value}; its refusal is prefixed with the component's name. */
     public static <T> T parse(String component, String value, Function<String, T> parser) {
         try {
             return parser.apply(value);
@@ -92,17 +86,13 @@ public final class ConfigChecks {
         return name;
     }
 
-    /**
-     * Returns the hosts, unmodifiable, when there is at least one and their names (the zones, and
-     * the first part of provider IDs) are unique.
-     */
+    /** Returns the hosts, unmodifiable, when there is at least one and their names are unique. */
     public static <H> List<H> hosts(List<H> hosts, Function<H, String> nameOf) {
         if (hosts == null || hosts.isEmpty()) {
             throw new IllegalArgumentException("hosts: at least one host is required, for example"
                     + " [{name: host-1, address: 10.0.0.5, bridge: br0}]");
         }
         Set<String> names = new HashSet<>();
-        List<H> checked = new ArrayList<>();
         for (int index = 0; index < hosts.size(); index++) {
             H host = hosts.get(index);
             if (host == null) {
@@ -113,15 +103,11 @@ public final class ConfigChecks {
                 throw new IllegalArgumentException("hosts: the name '" + nameOf.apply(host) + "' is used twice; host"
                         + " names are zones and parts of provider IDs, so each must be unique");
             }
-            checked.add(host);
         }
-        return List.copyOf(checked);
+        return List.copyOf(hosts);
     }
 
-    /**
-     * Returns the named entries (machine types, images), unmodifiable and in configuration order,
-     * when there is at least one, every name matches {@link #NAME} and none is empty.
-     */
+    /** Returns the named entries, in order, when there are any, all named per {@link #NAME} and none empty. */
     public static <V> Map<String, V> named(String component, Map<String, V> entries, String example) {
         if (entries == null || entries.isEmpty()) {
             throw new IllegalArgumentException(component + ": at least one is required, for example {" + example + "}");

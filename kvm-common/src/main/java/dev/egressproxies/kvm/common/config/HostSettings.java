@@ -7,65 +7,26 @@ import dev.egressproxies.kvm.common.xml.HostPlatform;
 import dev.egressproxies.kvm.common.xml.UefiFirmware;
 
 /**
- * One hypervisor of a KVM provider entry: how to reach it (SSH, then libvirt's unix socket), which
- * storage pool and bridge its VMs use, and how its VMs are defined. Bound from configuration as it
- * is by the backends whose hosts have no settings of their own, and the checked core of those that
- * do.
- *
- * <p>Only {@code name}, {@code address} and {@code bridge} are required:
- * <pre>{@code
- * hosts:
- *   - name: host-1                     # the zone; the first part of provider IDs
- *     address: 10.0.0.5                # SSH host name or address
- *     port: 22                         # default 22
- *     user: root                       # default root; must be allowed to use the libvirt socket
- *     socket: /var/run/libvirt/libvirt-sock   # the default
- *     pool: default                    # default "default"; a running storage pool
- *     bridge: br0                      # the Linux bridge the VMs' network interface joins
- *     domainType: kvm                  # kvm (default) or qemu (emulation, for nested or UEFI tests)
- *     cpuMode: host-model              # host-model, host-passthrough, default (QEMU's own model) or a
- *                                      # QEMU CPU model name; unset: host-model with kvm, default with qemu
- *     uefiLoader: /usr/share/OVMF/OVMF_CODE_4M.fd       # for UEFI guests; this is the default
- *     uefiVarsTemplate: /usr/share/OVMF/OVMF_VARS_4M.fd # for UEFI guests; this is the default
- * }</pre>
- *
- * @param name             the host's name: the zone placements name it by, and the first part of
- *                         the provider IDs of its instances (so it never contains '/')
- * @param address          the SSH host name or address, as known_hosts lists it
- * @param port             the SSH port
- * @param user             the SSH user
- * @param socket           the libvirt unix socket's path on the host
- * @param pool             the storage pool that holds base images, overlays and seeds
- * @param bridge           the Linux bridge on the host that VMs attach to
- * @param domainType       the libvirt domain type, {@code kvm} or {@code qemu}
- * @param cpuMode          the CPU the guests see: {@code host-model}, {@code host-passthrough},
- *                         {@code default} (QEMU's default model) or the name of a QEMU CPU model
- *                         such as {@code Skylake-Client}; {@code null} when not configured, which
- *                         means the domain type's default ({@link CpuMode#defaultFor}):
- *                         {@code host-model} under kvm, because {@code host-passthrough} fails on
- *                         nested hosts, and QEMU's default model under emulation
- * @param uefiLoader       the UEFI firmware code on the host, for guests that boot with UEFI
- * @param uefiVarsTemplate the UEFI variables template on the host, copied per UEFI guest
+ * One hypervisor of a KVM provider entry, bound from configuration; only {@code name} (the zone),
+ * {@code address} and {@code bridge} are required. The SSH login ({@code user}, {@code port}) must
+ * be allowed to use libvirt's {@code socket}; {@code pool} is a running storage pool; VMs are
+ * defined with {@code domainType} ({@code kvm} or {@code qemu}), {@code cpuMode} ({@code host-model},
+ * {@code host-passthrough}, {@code default}, a QEMU model, or {@code null} for
+ * {@link CpuMode#defaultFor}) and, for UEFI guests, {@code uefiLoader} and {@code uefiVarsTemplate}.
  */
 public record HostSettings(String name, String address, Integer port, String user, String socket, String pool,
                            String bridge, String domainType, String cpuMode, String uefiLoader,
                            String uefiVarsTemplate) {
 
-    /** The SSH port unless configured. */
     public static final int DEFAULT_PORT = 22;
-    /** The SSH user unless configured. */
     public static final String DEFAULT_USER = "root";
-    /** Where libvirtd listens on most distributions. */
     public static final String DEFAULT_SOCKET = "/var/run/libvirt/libvirt-sock";
-    /** The storage pool libvirt installs by default. */
     public static final String DEFAULT_POOL = "default";
-    /** Hardware virtualisation. */
     public static final String DOMAIN_TYPE_KVM = "kvm";
-    /** Emulation: slower, but works where KVM is missing or limited (nested hosts, UEFI tests). */
+    /** Emulation: slower, but works where KVM is missing or limited (nested hosts, UEFI). */
     public static final String DOMAIN_TYPE_QEMU = "qemu";
     /** The non-secure-boot OVMF build of Debian and Ubuntu; secure-boot builds need SMM. */
     public static final String DEFAULT_UEFI_LOADER = UefiFirmware.DEFAULT_LOADER;
-    /** The variables template that goes with {@link #DEFAULT_UEFI_LOADER}. */
     public static final String DEFAULT_UEFI_VARS_TEMPLATE = UefiFirmware.DEFAULT_NVRAM_TEMPLATE;
 
     /** Applies defaults and rejects values that cannot work, naming the setting to fix. */
@@ -95,19 +56,12 @@ public record HostSettings(String name, String address, Integer port, String use
                 : ConfigChecks.requireAbsolutePath("uefiVarsTemplate", uefiVarsTemplate, DEFAULT_UEFI_VARS_TEMPLATE);
     }
 
-    /**
-     * A host with every default and the three required settings, for tests and programmatic
-     * configuration.
-     */
+    /** A host with the three required settings and every default. */
     public static HostSettings of(String name, String address, String bridge) {
         return new HostSettings(name, address, null, null, null, null, bridge, null, null, null, null);
     }
 
-    /**
-     * How this host runs guests, as kvm-common's domain XML takes it: the domain type, the
-     * configured CPU mode or the type's default, and the UEFI firmware paths (which only domains
-     * defined with UEFI use).
-     */
+    /** How this host runs guests: domain type, CPU mode (or the type's default), UEFI firmware paths. */
     public HostPlatform platform() {
         DomainType type = DomainType.parse(domainType);
         CpuMode cpu = cpuMode == null ? CpuMode.defaultFor(type) : CpuMode.parse(cpuMode);

@@ -1,12 +1,6 @@
 package dev.egressproxies.kvm.common.config;
 
-/**
- * The size of the VMs of one machine type, for example {@code small: {vcpus: 1, memoryMiB: 512}}.
- * Both settings are required.
- *
- * @param vcpus     the number of virtual CPUs
- * @param memoryMiB the memory in MiB
- */
+/** The size of one machine type's VMs, both required: {@code small: {vcpus: 1, memoryMiB: 512}}. */
 public record MachineSize(int vcpus, int memoryMiB) {
     /** The most virtual CPUs accepted; far above what an egress proxy needs, below libvirt's limits. */
     public static final int MAXIMUM_VCPUS = 256;

@@ -1,7 +1,5 @@
 /**
- * The settings the KVM backends share, bound from configuration by the platform: records whose
- * compact constructors apply the defaults and reject what cannot work, naming the setting, and the
- * checks they are written with. Open to reflection, because the platform constructs them
- * reflectively.
+ * The settings the KVM backends share: records bound from configuration whose compact constructors
+ * apply defaults and reject what cannot work, naming the setting; open to reflection for binding.
  */
 package dev.egressproxies.kvm.common.config;

@@ -7,12 +7,8 @@ import dev.egressproxies.api.ProviderException;
 
 /**
  * One provider call in progress: what every step needs to check the deadline and to build an error
- * that says where it failed.
- *
- * @param entry      the provider entry's name
- * @param operation  the provider operation
- * @param instanceId the provider ID, the instance name while the ID is not known, or {@code ""}
- * @param deadline   the caller's deadline
+ * that says where it failed. {@code instanceId} is the provider ID, the name while the ID is not
+ * known, or {@code ""}.
  */
 public record Call(String entry, Operation operation, String instanceId, Deadline deadline) {
 

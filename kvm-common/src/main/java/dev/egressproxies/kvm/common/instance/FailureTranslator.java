@@ -5,7 +5,6 @@ import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.host.HostCallException;
-import dev.egressproxies.kvm.common.libvirt.LibvirtErrors;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 
 /**
@@ -17,7 +16,7 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtException;
  *   <li>{@link HostCallException}: an unreachable host is TRANSIENT; a connection that cannot work
  *       as configured (bad key, host key mismatch) PERMANENT; a passed deadline or an interrupt
  *       the contract's TRANSIENT errors.
- *   <li>{@link LibvirtException}: the kind {@link LibvirtErrors#kindOf} gives, except that NOT_FOUND
+ *   <li>{@link LibvirtException}: the kind {@link LibvirtException#kind} gives, except that NOT_FOUND
  *       is reserved for get (a domain that vanishes during another operation is a race, worth a
  *       retry).
  *   <li>An {@link IllegalArgumentException} is a value that cannot be put into libvirt XML at all
@@ -67,7 +66,7 @@ final class FailureTranslator {
     }
 
     private static ProviderException libvirtFailure(LibvirtException libvirt, Call call, HostSettings host) {
-        ErrorKind kind = LibvirtErrors.kindOf(libvirt);
+        ErrorKind kind = libvirt.kind();
         if (kind == ErrorKind.NOT_FOUND && call.operation() != Operation.GET) {
             kind = ErrorKind.TRANSIENT;
         }

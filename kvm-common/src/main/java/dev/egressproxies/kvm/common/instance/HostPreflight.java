@@ -6,6 +6,7 @@ import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.libvirt.HostInfo;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorSource;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.PoolInfo;
@@ -18,15 +19,15 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
- * The checks behind {@code egressctl check} that every KVM entry shares, changing nothing: for
- * each host, that SSH (with the right host key) and libvirt answer, that the storage pool exists,
- * runs and has space, that the bridge exists, that the domain type is offered (with its default
- * machine), that the CPU mode can be used and that the UEFI loader is one libvirt offers; then that
- * the machine types are sane. A failed host check names the setting ({@code hosts[0].bridge}). A failed check is reported with what to fix,
- * never thrown; {@link #check} runs a backend's own checks the same way.
+ * The checks behind {@code egressctl check} that every KVM entry shares, changing nothing: per host
+ * SSH and libvirt, the pool, the bridge, the domain type, CPU mode and UEFI loader; then the machine
+ * types. A failed check names the setting ({@code hosts[0].bridge}) and what to fix; the same
+ * wording serves a create that libvirt refuses.
  */
 public final class HostPreflight {
     private static final double GIB = 1L << 30;
+    /** ENOENT and ENODEV: the OS said the thing does not exist. */
+    private static final List<Integer> DOES_NOT_EXIST = List.of(2, 19);
 
     private HostPreflight() {
     }
@@ -37,7 +38,10 @@ public final class HostPreflight {
         for (int index = 0; index < settings.hosts().size(); index++) {
             HostSettings host = settings.hosts().get(index);
             String name = "SSH and libvirt on host " + host.name() + " (" + host.destination() + ")";
-            PreflightCheck connection = check(name, () -> describe(hosts.call(host, call, LibvirtHost::hostInfo)));
+            PreflightCheck connection = check(name, () -> {
+                HostInfo info = hosts.call(host, call, LibvirtHost::hostInfo);
+                return "libvirt " + info.libvirtVersion() + " (" + info.hypervisor() + ") on " + info.hostname();
+            });
             checks.add(connection);
             if (connection.passed()) {
                 checks.add(poolCheck(host, hosts, call));
@@ -50,10 +54,7 @@ public final class HostPreflight {
         return checks;
     }
 
-    /**
-     * Runs one check: what {@code probe} returns is the passed check's detail; its
-     * {@link ProviderException} (deadline and interrupt included) becomes a failed check.
-     */
+    /** One check: {@code probe}'s result is the detail; its {@link ProviderException} fails the check. */
     public static PreflightCheck check(String name, Supplier<String> probe) {
         try {
             return PreflightCheck.passed(name, probe.get());
@@ -65,28 +66,19 @@ public final class HostPreflight {
     private static PreflightCheck poolCheck(HostSettings host, HostCaller hosts, Call call) {
         String name = "storage pool " + host.pool() + " on host " + host.name();
         return check(name, () -> {
-            Optional<PoolInfo> info = hosts.call(host, call, libvirt -> LibvirtSteps.step(
-                    "looking up storage pool " + host.pool(), () -> libvirt.lookupPool(host.pool()))
-                    .map(pool -> LibvirtSteps.step("reading storage pool " + host.pool(),
-                            () -> libvirt.poolInfo(pool))));
-            if (info.isEmpty()) {
-                throw call.permanent(Pools.missing(host, call.entry()));
-            }
-            if (!info.get().running()) {
-                throw call.permanent(Pools.notRunning(host));
-            }
-            if (info.get().availableBytes() <= 0) {
+            PoolInfo info = hosts.call(host, call,
+                    libvirt -> Pools.requireRunning(libvirt, Pools.require(libvirt, host, call), host, call));
+            if (info.availableBytes() <= 0) {
                 throw call.failure(ErrorKind.QUOTA_EXCEEDED, "storage pool '" + host.pool() + "' on host '"
                         + host.name() + "' has no space left: free some, or set hosts[].pool to another pool", null);
             }
-            return String.format("running, %.1f GiB of %.1f GiB available", info.get().availableBytes() / GIB,
-                    info.get().capacityBytes() / GIB);
+            return String.format("running, %.1f GiB of %.1f GiB available", info.availableBytes() / GIB,
+                    info.capacityBytes() / GIB);
         });
     }
 
-    /** The bridge exists, when the host's libvirt can look up interfaces (its interface driver runs). */
     private static PreflightCheck bridgeCheck(HostSettings host, int index, HostCaller hosts, Call call) {
-        String name = HostSettingFaults.setting(index, "bridge") + " on host " + host.name();
+        String name = setting(index, "bridge") + " on host " + host.name();
         return check(name, () -> {
             Optional<Boolean> exists = hosts.call(host, call, libvirt -> unlessUnsupported(
                     () -> libvirt.hasInterface(host.bridge())));
@@ -95,18 +87,14 @@ public final class HostPreflight {
                         + " driver); a missing bridge fails the create, naming this setting";
             }
             if (!exists.get()) {
-                throw call.permanent(HostSettingFaults.missingBridge(host, index));
+                throw call.permanent(missingBridge(host, index));
             }
             return "bridge " + host.bridge() + " exists";
         });
     }
 
-    /**
-     * The domain type, CPU mode and UEFI loader against the host's domain capabilities; one check
-     * when the domain type itself is not offered.
-     */
     private static List<PreflightCheck> platformChecks(HostSettings host, int index, HostCaller hosts, Call call) {
-        String typeName = HostSettingFaults.setting(index, "domainType") + " on host " + host.name();
+        String typeName = setting(index, "domainType") + " on host " + host.name();
         Optional<DomainCapabilities> capabilities;
         try {
             capabilities = hosts.call(host, call, libvirt -> domainCapabilities(libvirt, host, index, call));
@@ -120,9 +108,9 @@ public final class HostPreflight {
         DomainCapabilities offered = capabilities.get();
         return List.of(
                 PreflightCheck.passed(typeName, host.domainType() + " offered, default machine " + offered.machine()),
-                check(HostSettingFaults.setting(index, "cpuMode") + " on host " + host.name(),
+                check(setting(index, "cpuMode") + " on host " + host.name(),
                         () -> cpuMode(host, index, offered, call)),
-                check(HostSettingFaults.setting(index, "uefiLoader") + " on host " + host.name(),
+                check(setting(index, "uefiLoader") + " on host " + host.name(),
                         () -> uefiLoader(host, index, offered, call)));
     }
 
@@ -133,7 +121,7 @@ public final class HostPreflight {
                     .map(DomainCapabilities::parse);
         } catch (LibvirtException refused) {
             if (refused.is(LibvirtErrorCode.CONFIG_UNSUPPORTED) || refused.is(LibvirtErrorCode.INVALID_ARGUMENT)) {
-                throw call.permanent(HostSettingFaults.unsupportedDomainType(host, index) + " (libvirt: "
+                throw call.permanent(unsupportedDomainType(host, index) + " (libvirt: "
                         + refused.getMessage() + ")");
             }
             throw refused;
@@ -150,7 +138,7 @@ public final class HostPreflight {
         } else if (mode instanceof CpuMode.Named named) {
             Boolean usable = offered.cpuModels().get(named.model());
             if (usable == null) {
-                throw call.permanent(HostSettingFaults.setting(index, "cpuMode") + " '" + named.model() + "' is not a"
+                throw call.permanent(setting(index, "cpuMode") + " '" + named.model() + "' is not a"
                         + " CPU model QEMU knows on host '" + host.name() + "': use host-model, default, or one of the"
                         + " models 'virsh domcapabilities --virttype " + host.domainType() + "' lists there");
             }
@@ -160,7 +148,7 @@ public final class HostPreflight {
             return "QEMU's default CPU model";
         }
         if (!offered.cpuModes().contains(modeName)) {
-            throw call.permanent(HostSettingFaults.setting(index, "cpuMode") + " '" + modeName + "' is not supported"
+            throw call.permanent(setting(index, "cpuMode") + " '" + modeName + "' is not supported"
                     + " by host '" + host.name() + "' under domainType " + host.domainType() + ": use one of "
                     + offered.cpuModes() + " or default");
         }
@@ -169,7 +157,7 @@ public final class HostPreflight {
 
     private static String uefiLoader(HostSettings host, int index, DomainCapabilities offered, Call call) {
         if (!offered.loaders().contains(host.uefiLoader())) {
-            throw call.permanent(HostSettingFaults.firmware(host, index, "uefiLoader", host.uefiLoader(), false)
+            throw call.permanent(firmware(host, index, "uefiLoader", host.uefiLoader(), false)
                     + "; libvirt offers " + (offered.loaders().isEmpty() ? "none" : offered.loaders())
                     + " (a loader outside this list fails this check even if the file exists; the images that"
                     + " boot with BIOS do not need it)");
@@ -191,7 +179,66 @@ public final class HostPreflight {
         }
     }
 
-    private static String describe(HostInfo info) {
-        return "libvirt " + info.libvirtVersion() + " (" + info.hypervisor() + ") on " + info.hostname();
+    /**
+     * What to fix for {@code refusal}, a PERMANENT libvirt error of defining or starting a domain on
+     * the {@code index}-th host. libvirt has no code for which setting it is about, so the setting
+     * is found by its value in libvirt's message (it quotes the bridge and paths), or by the CPU code.
+     */
+    static String refusal(LibvirtException refusal, HostSettings host, int index, List<String> volumePaths) {
+        String message = refusal.getMessage();
+        boolean missing = DOES_NOT_EXIST.contains(refusal.systemErrorNumber());
+        String libvirtSaid = " (libvirt: " + message + "; error " + refusal.code() + ", " + refusal.rawCode() + ")";
+        if (message.contains("'" + host.bridge() + "'")) {
+            return (missing ? missingBridge(host, index) : setting(index, "bridge") + " '" + host.bridge()
+                    + "' cannot be used on host '" + host.name() + "': make it a Linux bridge that libvirt may attach"
+                    + " to, or name another bridge") + libvirtSaid;
+        }
+        if (message.contains(host.uefiLoader())) {
+            return firmware(host, index, "uefiLoader", host.uefiLoader(), missing) + libvirtSaid;
+        }
+        if (message.contains(host.uefiVarsTemplate())) {
+            return firmware(host, index, "uefiVarsTemplate", host.uefiVarsTemplate(), missing) + libvirtSaid;
+        }
+        if (refusal.source() == LibvirtErrorSource.CPU) {
+            String cpuMode = host.cpuMode() == null ? "(unset: the default of domainType " + host.domainType() + ")"
+                    : "'" + host.cpuMode() + "'";
+            return setting(index, "cpuMode") + " " + cpuMode + " cannot be used on host '" + host.name() + "'"
+                    + libvirtSaid + ": use host-model, default, or a CPU model 'virsh"
+                    + " domcapabilities' lists there as usable";
+        }
+        if (refusal.is(LibvirtErrorCode.CONFIG_UNSUPPORTED) && message.contains("'" + host.domainType() + "'")) {
+            return unsupportedDomainType(host, index) + libvirtSaid;
+        }
+        for (String path : volumePaths) {
+            if (message.contains(path)) {
+                return "QEMU on host '" + host.name() + "' cannot use " + path + " in storage pool '" + host.pool()
+                        + "'" + libvirtSaid + ": make the pool's folder accessible to QEMU there, or set "
+                        + setting(index, "pool") + " to another pool";
+            }
+        }
+        return "libvirt on host '" + host.name() + "' refused the domain" + libvirtSaid + "; retrying cannot help:"
+                + " fix the settings of hosts[" + index + "] (bridge, domainType, cpuMode, uefiLoader,"
+                + " uefiVarsTemplate) or the machine type";
+    }
+
+    private static String missingBridge(HostSettings host, int index) {
+        return setting(index, "bridge") + " '" + host.bridge() + "' does not exist on host '" + host.name()
+                + "': create it or name an existing bridge ('ip link show type bridge' there lists them)";
+    }
+
+    private static String unsupportedDomainType(HostSettings host, int index) {
+        return setting(index, "domainType") + " '" + host.domainType() + "' is not offered by host '" + host.name()
+                + "': use qemu (emulation, slower) where KVM is not available, or enable KVM there";
+    }
+
+    private static String firmware(HostSettings host, int index, String name, String path, boolean missing) {
+        return setting(index, name) + " '" + path + "' " + (missing ? "does not exist" : "cannot be used")
+                + " on host '" + host.name() + "': install the UEFI firmware there (Debian, Ubuntu: 'apt-get install"
+                + " ovmf') or set " + name + " to a file that exists there ('egressctl check' lists the loaders"
+                + " libvirt offers)";
+    }
+
+    private static String setting(int index, String name) {
+        return "hosts[" + index + "]." + name;
     }
 }

@@ -6,123 +6,129 @@ import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.PreflightCheck;
+import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.libvirt.Domain;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
+import dev.egressproxies.kvm.common.libvirt.StoragePool;
 import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The operations every KVM backend shares, on libvirt domains of hypervisors reached through a
- * {@link HostCaller}: create, get, delete, listManaged and the host preflight checks. A backend is
- * this engine plus its {@link BaseImageStrategy}, which says which images exist and how their base
- * volumes get into a host's pool.
- *
- * <p>Provider IDs are {@code host/name} ({@link ProviderId}). Zones are the configured host names.
- * An instance is managed by an entry when its domain carries the platform's metadata element
- * ({@link InstanceMetadata}) naming that entry; domains without it, and domains of other entries
- * or of no entry, are never listed, started or deleted ({@link EntryScope}). Every
- * libvirt call goes through the host caller, which bounds it by the caller's deadline; the engine
- * adds the deadline checks between steps. See {@link InstanceCreator}, {@link InstanceRemover} and
- * {@link ManagedInstanceLister} for what each operation does step by step. Safe for concurrent use.
- *
- * @param <I> the backend's resolved image
+ * A KVM backend's {@link Provider}: libvirt domains on the entry's hosts, reached through a
+ * {@link HostCaller}. A backend extends it with its {@link BaseImageStrategy} and may wrap the
+ * operations (in spans, for example). Provider IDs are {@code host/name}, zones are host names, and
+ * an entry acts only on the domains whose metadata names it. {@code I} is the backend's resolved
+ * image. Safe for concurrent use.
  */
-public final class InstanceEngine<I extends ImageChoice> implements AutoCloseable {
+public abstract class InstanceEngine<I extends ImageChoice> implements Provider {
+    private static final Logger LOG = LoggerFactory.getLogger(InstanceEngine.class);
+
     private final EntrySettings settings;
-    private final Placements<I> placements;
     private final HostCaller hosts;
     private final BaseImageStrategy<I> images;
     private final InstanceCreator<I> creator;
-    private final InstanceRemover remover;
-    private final ManagedInstanceLister lister;
     private final PoolLeftovers leftovers;
+    private final KeyedLocks instanceLocks = new KeyedLocks();
 
-    /**
-     * Creates the engine of one provider entry. Does no I/O.
-     *
-     * @param settings the entry's hosts, machine types, disk size and vendor-data
-     * @param hosts    the calls to the entry's hosts; closed with the engine
-     * @param images   the backend's images
-     * @param clock    the clock for creation times and seeds
-     */
-    public InstanceEngine(EntrySettings settings, HostCaller hosts, BaseImageStrategy<I> images, Clock clock) {
+    /** The provider of one entry, closing {@code hosts} with it; {@code clock} dates creations and seeds. No I/O. */
+    protected InstanceEngine(EntrySettings settings, HostCaller hosts, BaseImageStrategy<I> images, Clock clock) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.hosts = Objects.requireNonNull(hosts, "hosts");
         this.images = Objects.requireNonNull(images, "images");
-        this.placements = new Placements<>(settings, images);
-        KeyedLocks instanceLocks = new KeyedLocks();
-        this.creator = new InstanceCreator<>(settings.entry(), settings.diskSizeGb(), settings.hosts(), placements,
-                hosts, images, new SeedImages(clock, settings.vendorData()), clock, instanceLocks);
+        this.creator = new InstanceCreator<>(settings, hosts, images, clock);
         // Judges leases only: it never holds one, so its releases (and their clean-up) never run.
         this.leftovers = new PoolLeftovers(images, new FetchLeases(new BaseImageDiscard(hosts)));
-        this.remover = new InstanceRemover(settings.entry(), placements, hosts, instanceLocks, leftovers);
-        this.lister = new ManagedInstanceLister(settings.entry(), settings.hosts(), hosts);
     }
 
-    /**
-     * See {@link dev.egressproxies.api.Provider#create}. Errors about the request or its placement
-     * carry the request's name as instance ID, later ones the provider ID. A domain of that name
-     * that this entry created is only started; one that this platform did not create, or that
-     * another entry or no entry created, fails the call as PERMANENT and is left alone.
-     */
-    public String create(CreateRequest request, Deadline deadline) {
-        return creator.create(request, deadline);
+    /** The entry's configured name. */
+    protected final String entry() {
+        return settings.entry();
     }
 
-    /**
-     * See {@link dev.egressproxies.api.Provider#validate}: the request's own rules, then the
-     * placement (zone = a configured host, the machine type, the backend's image rules), without
-     * I/O; create makes exactly these checks first.
-     */
+    /** {@inheritDoc} The zone names a configured host (or is empty with one host); type and image are known. */
+    @Override
     public void validate(CreateRequest request) {
-        creator.validate(request, Deadline.none());
+        resolve(request, Deadline.none());
     }
 
     /**
-     * See {@link dev.egressproxies.api.Provider#get}. A domain this platform did not create is
-     * reported without UID and creation time; one that another entry, or no entry, created is
-     * refused as PERMANENT ({@link EntryScope}).
+     * {@inheritDoc} Placement errors carry the request's name as instance ID. A domain of that name
+     * that this entry created is only started; any other is PERMANENT and left alone.
      */
+    @Override
+    public String create(CreateRequest request, Deadline deadline) {
+        InstanceCreator.Target<I> target = resolve(request, deadline);
+        Call call = new Call(entry(), Operation.CREATE, new ProviderId(target.host().name(), request.name()).toString(),
+                deadline);
+        // Keyed by name, not ID: a name is one instance across the entry's hosts.
+        return instanceLocks.withLock(request.name(), call, "another create or delete of " + request.name(),
+                () -> creator.create(target, request, call));
+    }
+
+    /** {@inheritDoc} A domain of another entry or of no entry is PERMANENT; one not of this platform has no UID. */
+    @Override
     public Instance get(String id, Deadline deadline) {
-        String entry = settings.entry();
-        ProviderId parsed = ProviderId.parse(id, Operation.GET, entry);
-        HostSettings host = placements.hostOf(parsed, Operation.GET);
-        Call call = new Call(entry, Operation.GET, id, deadline);
+        ProviderId parsed = ProviderId.parse(id, Operation.GET, entry());
+        HostSettings host = hostOf(parsed, Operation.GET);
+        Call call = new Call(entry(), Operation.GET, id, deadline);
         return hosts.call(host, call, libvirt -> {
             Domain domain = LibvirtSteps.step("looking up domain " + parsed.name(),
                     () -> libvirt.lookupDomain(parsed.name()))
-                    .orElseThrow(() -> new ProviderException(ErrorKind.NOT_FOUND, Operation.GET, entry, id,
-                            "no domain '" + parsed.name() + "' on host '" + host.name()
-                                    + "': it was deleted or never created"));
+                    .orElseThrow(() -> call.failure(ErrorKind.NOT_FOUND, "no domain '" + parsed.name() + "' on host '"
+                            + host.name() + "': it was deleted or never created", null));
             Optional<InstanceMetadata> metadata = InstanceInspector.readableMetadataOf(libvirt, host, domain, call);
-            metadata.ifPresent(ours -> EntryScope.requireThisEntry(ours, host, parsed.name(), call));
+            metadata.ifPresent(ours -> InstanceInspector.requireThisEntry(ours, host, parsed.name(), call));
             call.checkDeadline();
             return InstanceInspector.describe(libvirt, host.name(), domain, metadata);
         });
     }
 
-    /** See {@link dev.egressproxies.api.Provider#delete}. */
-    public void delete(String id, Deadline deadline) {
-        remover.delete(id, deadline);
-    }
-
-    /** See {@link dev.egressproxies.api.Provider#listManaged}. */
-    public List<Instance> listManaged(Deadline deadline) {
-        return lister.listManaged(deadline);
-    }
-
     /**
-     * See {@link dev.egressproxies.api.Provider#preflight}: per host the connection and its pool,
-     * then the machine types, then the backend's image checks, then per host the base images no
-     * overlay backs on and the fetch leases left (warnings, {@link PoolLeftovers}).
+     * {@inheritDoc} Overlay and seed go by name even without a domain (a create crashed before
+     * defining it). A domain this entry did not create is PERMANENT and left alone with its volumes.
      */
+    @Override
+    public void delete(String id, Deadline deadline) {
+        ProviderId parsed = ProviderId.parse(id, Operation.DELETE, entry());
+        HostSettings host = hostOf(parsed, Operation.DELETE);
+        Call call = new Call(entry(), Operation.DELETE, id, deadline);
+        instanceLocks.withLock(parsed.name(), call, "another create or delete of " + parsed.name(),
+                () -> hosts.call(host, call, libvirt -> {
+                    removeDomain(libvirt, host, parsed.name(), call);
+                    call.checkDeadline();
+                    removeVolumes(libvirt, host, parsed.name());
+                    return null;
+                }));
+    }
+
+    /** {@inheritDoc} An unlistable host fails the call; an unreadable domain is left out (never collected). */
+    @Override
+    public List<Instance> listManaged(Deadline deadline) {
+        Call call = new Call(entry(), Operation.LIST_MANAGED, "", deadline);
+        List<Instance> managed = new ArrayList<>();
+        for (HostSettings host : settings.hosts()) {
+            managed.addAll(hosts.call(host, call, libvirt -> ManagedInstanceLister.listHost(libvirt, host, call)));
+        }
+        managed.sort(Comparator.comparing(Instance::id));
+        return List.copyOf(managed);
+    }
+
+    /** {@inheritDoc} Host checks, machine types, the backend's image checks, then leftovers in the pools (warnings). */
+    @Override
     public List<PreflightCheck> preflight(Deadline deadline) {
-        Call call = new Call(settings.entry(), Operation.PREFLIGHT, "", deadline);
+        Call call = new Call(entry(), Operation.PREFLIGHT, "", deadline);
         List<PreflightCheck> checks = new ArrayList<>(HostPreflight.run(settings, hosts, call));
         checks.addAll(images.preflight(call));
         checks.addAll(leftovers.preflight(settings.hosts(), hosts, call));
@@ -133,5 +139,97 @@ public final class InstanceEngine<I extends ImageChoice> implements AutoCloseabl
     @Override
     public void close() {
         hosts.close();
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[entry=" + entry() + "]";
+    }
+
+    private InstanceCreator.Target<I> resolve(CreateRequest request, Deadline deadline) {
+        request.validate(entry());
+        Call call = new Call(entry(), Operation.CREATE, request.name(), deadline);
+        HostSettings host = hostForZone(request.placement().zone(), call);
+        String typeName = request.placement().machineType();
+        MachineSize machineType = settings.machineTypes().get(typeName);
+        if (machineType == null) {
+            throw call.permanent("placement.machineType '" + typeName + "' is not configured: use one of "
+                    + settings.machineTypes().keySet() + ", or add it to machineTypes of provider entry '" + entry()
+                    + "'");
+        }
+        return new InstanceCreator.Target<>(host, machineType, images.resolve(request.placement().image(), host, call));
+    }
+
+    private HostSettings hostForZone(String zone, Call call) {
+        if (zone.isEmpty()) {
+            if (settings.hosts().size() != 1) {
+                throw call.permanent("placement.zone is empty, but provider entry '" + entry() + "' has "
+                        + settings.hosts().size() + " hosts: set placement.zone to one of " + settings.hostNames());
+            }
+            return settings.hosts().get(0);
+        }
+        return settings.host(zone).orElseThrow(() -> call.permanent("placement.zone '" + zone
+                + "' is not a host of provider entry '" + entry() + "': use one of " + settings.hostNames()
+                + ", or add the host to hosts"));
+    }
+
+    private HostSettings hostOf(ProviderId id, Operation operation) {
+        return settings.host(id.host()).orElseThrow(() -> new ProviderException(ErrorKind.PERMANENT, operation,
+                entry(), id.toString(), "host '" + id.host() + "' of this provider ID is not configured in provider"
+                + " entry '" + entry() + "' (hosts: " + settings.hostNames() + "): if the host was removed from the"
+                + " configuration, add it back to reach its instances"));
+    }
+
+    private static void removeDomain(LibvirtHost libvirt, HostSettings host, String name, Call call) {
+        Optional<Domain> found = LibvirtSteps.step("looking up domain " + name, () -> libvirt.lookupDomain(name));
+        if (found.isEmpty()) {
+            return;
+        }
+        Domain domain = found.get();
+        InstanceMetadata metadata = InstanceInspector.readableMetadataOf(libvirt, host, domain, call)
+                .orElseThrow(() -> call.permanent("domain '" + name + "' on host '" + host.name() + "' was not created"
+                        + " by egress-proxies, so it is not deleted: remove it with virsh if it should go"));
+        InstanceInspector.requireThisEntry(metadata, host, name, call);
+        try {
+            LibvirtSteps.run("destroying domain " + name, () -> libvirt.destroyDomain(domain));
+        } catch (LibvirtException notRunning) {
+            if (notRunning.is(LibvirtErrorCode.NO_DOMAIN)) {
+                return;
+            }
+            // libvirt's answer to destroying a domain that does not run.
+            if (!notRunning.is(LibvirtErrorCode.OPERATION_INVALID)) {
+                throw notRunning;
+            }
+        }
+        try {
+            LibvirtSteps.run("undefining domain " + name, () -> libvirt.undefineDomain(domain));
+        } catch (LibvirtException gone) {
+            if (!gone.is(LibvirtErrorCode.NO_DOMAIN)) {
+                throw gone;
+            }
+        }
+    }
+
+    private void removeVolumes(LibvirtHost libvirt, HostSettings host, String name) {
+        Optional<StoragePool> pool = LibvirtSteps.step("looking up storage pool " + host.pool(),
+                () -> libvirt.lookupPool(host.pool()));
+        if (pool.isEmpty()) {
+            // Refusing to finish over a pool that is gone would keep the owner from ever letting go.
+            LOG.info("storage pool {} does not exist on host {}, so no volumes of {} are left to delete",
+                    host.pool(), host.name(), name);
+            return;
+        }
+        Volumes.deleteIfPresent(libvirt, pool.get(), InstanceCreator.overlayVolume(entry(), name));
+        Volumes.deleteIfPresent(libvirt, pool.get(), InstanceCreator.seedVolume(entry(), name));
+        try {
+            leftovers.warnAboutLeases(libvirt, pool.get(), host);
+        } catch (LibvirtException unlisted) {
+            if (unlisted.isTransportFailure()) {
+                throw unlisted;
+            }
+            // The instance is gone; the leases are only reported, and check reports them too.
+            LOG.debug("could not look for fetch leases left in storage pool {} on host {}: {}", host.pool(),
+                    host.name(), unlisted.toString());
+        }
     }
 }

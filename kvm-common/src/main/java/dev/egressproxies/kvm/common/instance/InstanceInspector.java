@@ -2,32 +2,39 @@ package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.InstanceState;
+import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.libvirt.AddressSource;
 import dev.egressproxies.kvm.common.libvirt.Domain;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
+import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.xml.InstanceMetadata;
-import java.time.Instant;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The description of a domain as the contract's {@link Instance}: its state, address and the
- * platform's metadata. Used by get and listManaged alike, so both report the same.
+ * A domain read as the contract's {@link Instance} (state, address, the platform's metadata), the
+ * same for get and listManaged, and the rule that an entry acts only on the domains it created.
  */
 final class InstanceInspector {
+    private static final Logger LOG = LoggerFactory.getLogger(InstanceInspector.class);
+    private static final List<AddressSource> ADDRESS_SOURCES = List.of(AddressSource.ARP, AddressSource.AGENT);
+    private static final Pattern DOTTED_QUAD = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
+
     private InstanceInspector() {
     }
 
-    /**
-     * The platform's metadata of the domain, or empty when it has none (a domain this platform did
-     * not create).
-     *
-     * @throws IllegalArgumentException when the element is there but cannot be read
-     * @throws LibvirtException         when libvirt cannot say
-     */
+    /** The platform's metadata of the domain, if any; IllegalArgumentException when it cannot be read. */
     static Optional<InstanceMetadata> metadataOf(LibvirtHost libvirt, Domain domain) {
         Optional<String> element;
         try {
@@ -43,68 +50,130 @@ final class InstanceInspector {
         return element.map(InstanceMetadata::parse);
     }
 
-    /**
-     * Like {@link #metadataOf}, for a call about this one domain: an element that is there but
-     * cannot be read fails the call as PERMANENT, since only a person can repair it.
-     *
-     * @throws dev.egressproxies.api.ProviderException PERMANENT when the element cannot be read
-     * @throws LibvirtException                        when libvirt cannot say
-     */
-    static Optional<InstanceMetadata> readableMetadataOf(LibvirtHost libvirt, HostSettings host, Domain domain, Call call) {
+    /** {@link #metadataOf} for a call about this one domain: unreadable metadata is PERMANENT. */
+    static Optional<InstanceMetadata> readableMetadataOf(LibvirtHost libvirt, HostSettings host, Domain domain,
+                                                         Call call) {
         try {
             return metadataOf(libvirt, domain);
         } catch (IllegalArgumentException unreadable) {
-            // The message says what is wrong and how to repair or remove the element.
             throw call.permanent("domain '" + domain.name() + "' on host '" + host.name() + "': "
                     + unreadable.getMessage());
         }
     }
 
     /**
-     * Describes the domain. Its state is read now; the address only while it is active.
-     *
-     * @param metadata the domain's metadata, or empty for a domain this platform did not create
+     * Fails the call, PERMANENT and before anything changes, unless the domain was created through
+     * the call's entry. Entries share hypervisors: without this rule one would list, collect or
+     * take over another's domains.
      */
+    static void requireThisEntry(InstanceMetadata metadata, HostSettings host, String name, Call call) {
+        if (metadata.createdThrough(call.entry())) {
+            return;
+        }
+        boolean create = call.operation() == Operation.CREATE;
+        String refused = "domain '" + name + "' on host '" + host.name() + "' ";
+        String notDone = switch (call.operation()) {
+            case CREATE -> "taken over";
+            case DELETE -> "deleted";
+            default -> "reported";
+        };
+        if (metadata.entry().isPresent()) {
+            String owner = metadata.entry().get();
+            throw call.permanent(refused + "was created through provider entry '" + owner + "', not '" + call.entry()
+                    + "', so it is not " + notDone + " through this entry: " + call.operation() + " it through entry '"
+                    + owner + "'" + (create ? ", or choose another name" : ""));
+        }
+        // Domains made before entries were recorded have volumes named after the instance alone.
+        String volumeDelete = "'virsh vol-delete --pool " + host.pool() + " ";
+        throw call.permanent(refused + "was created by egress-proxies before domains recorded their provider entry, so"
+                + " no entry manages it and it is not " + notDone + ": " + (create ? "choose another name, or " : "")
+                + "if nothing uses it any more, remove it by hand: 'virsh destroy " + name + "' (if it runs), 'virsh"
+                + " undefine " + name + " --managed-save --snapshots-metadata --nvram', " + volumeDelete + name
+                + ".qcow2' and " + volumeDelete + name + ".seed.iso'");
+    }
+
+    /** Describes the domain: its state is read now, the address only while it is active. */
     static Instance describe(LibvirtHost libvirt, String hostName, Domain domain, Optional<InstanceMetadata> metadata) {
         DomainState state = LibvirtSteps.step("reading the state of domain " + domain.name(),
                 () -> libvirt.domainState(domain));
-        String address = state.isActive() ? AddressSelector.addressOf(libvirt, domain) : "";
+        String address = state.isActive() ? addressOf(libvirt, domain) : "";
         return instance(hostName, domain, address, stateOf(state, address), metadata);
     }
 
-    /**
-     * Describes a domain libvirt listed as inactive (shut off) without reading its state: STOPPED,
-     * without an address, as {@link #describe} reports a shut-off domain.
-     */
+    /** A domain libvirt listed as inactive: STOPPED without a state read, as {@link #describe} reports it. */
     static Instance describeInactive(String hostName, Domain domain, InstanceMetadata metadata) {
         return instance(hostName, domain, "", stateOf(DomainState.SHUTOFF, ""), Optional.of(metadata));
     }
 
-    /**
-     * The instance with what its metadata recorded: the zone is the host it is on, always known; the
-     * rest is {@code ""} where the metadata lacks it.
-     */
     private static Instance instance(String hostName, Domain domain, String address, InstanceState state,
                                      Optional<InstanceMetadata> metadata) {
-        String uid = metadata.map(InstanceMetadata::uid).orElse("");
-        Instant createdAt = metadata.map(InstanceMetadata::createdAt).orElse(null);
         Placement placement = new Placement(hostName, metadata.map(InstanceMetadata::machineType).orElse(""),
                 metadata.map(InstanceMetadata::image).orElse(""));
-        return new Instance(new ProviderId(hostName, domain.name()).toString(), domain.name(), address, state, uid,
-                createdAt, placement, metadata.map(InstanceMetadata::userDataSha256).orElse(""));
+        return new Instance(new ProviderId(hostName, domain.name()).toString(), domain.name(), address, state,
+                metadata.map(InstanceMetadata::uid).orElse(""), metadata.map(InstanceMetadata::createdAt).orElse(null),
+                placement, metadata.map(InstanceMetadata::userDataSha256).orElse(""));
     }
 
     /**
-     * Maps libvirt's state onto the contract's. "No state" is PROVISIONING rather than STOPPED:
-     * callers answer STOPPED with delete-and-recreate, too drastic for a state libvirt could not
-     * determine; the next poll decides. Otherwise the contract's rule applies: active with an
-     * address is RUNNING, active without one PROVISIONING, anything else (paused, shut off,
-     * crashed, suspended) STOPPED.
+     * libvirt's state as the contract's. "No state" is PROVISIONING, not STOPPED: callers answer
+     * STOPPED with delete-and-recreate, too drastic for a state libvirt could not determine.
      */
     static InstanceState stateOf(DomainState state, String address) {
         if (state == DomainState.NO_STATE) {
             return InstanceState.PROVISIONING;
         }
         return InstanceState.of(state.isActive(), address);
+    }
+
+    /**
+     * The first routable IPv4 address from the ARP table, else from the guest agent; {@code ""} when
+     * none knows one yet. Both fail routinely while a guest boots, and the ARP source reports its own
+     * netlink failures with link-failure codes, so a libvirt error here means "no address yet"; a
+     * link that really broke fails the next call.
+     */
+    static String addressOf(LibvirtHost libvirt, Domain domain) {
+        for (AddressSource source : ADDRESS_SOURCES) {
+            List<InterfaceAddress> addresses;
+            try {
+                addresses = libvirt.interfaceAddresses(domain, source);
+            } catch (LibvirtException notYet) {
+                LOG.debug("no addresses of domain {} from source {} yet: {}", domain.name(), source,
+                        notYet.getMessage());
+                continue;
+            }
+            Optional<String> routable = firstRoutableIpv4(addresses);
+            if (routable.isPresent()) {
+                return routable.get();
+            }
+        }
+        return "";
+    }
+
+    /** The first IPv4 address that is not loopback, link-local or unspecified. */
+    static Optional<String> firstRoutableIpv4(List<InterfaceAddress> addresses) {
+        return addresses.stream().filter(address -> address.ipv4() && isRoutable(address.address()))
+                .map(InterfaceAddress::address).findFirst();
+    }
+
+    private static boolean isRoutable(String text) {
+        // Parsed by hand: InetAddress.getByName would resolve anything that is not a literal via DNS.
+        Matcher quad = text == null ? null : DOTTED_QUAD.matcher(text);
+        if (quad == null || !quad.matches()) {
+            return false;
+        }
+        byte[] octets = new byte[4];
+        for (int index = 0; index < 4; index++) {
+            int octet = Integer.parseInt(quad.group(index + 1));
+            if (octet > 255) {
+                return false;
+            }
+            octets[index] = (byte) octet;
+        }
+        try {
+            InetAddress address = InetAddress.getByAddress(octets);
+            return !address.isLoopbackAddress() && !address.isLinkLocalAddress() && !address.isAnyLocalAddress();
+        } catch (UnknownHostException impossible) {
+            throw new IllegalStateException(impossible);
+        }
     }
 }

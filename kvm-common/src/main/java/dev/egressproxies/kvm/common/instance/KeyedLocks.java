@@ -7,22 +7,15 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
- * Mutual exclusion per key within this process (per base image volume on a host, per instance),
- * where waiting gives up when the caller's deadline passes or its thread is interrupted.
- *
- * <p>A key's lock exists only while someone holds or waits for it, so the map does not grow with
- * every instance name ever used.
+ * Mutual exclusion per key within this process (a base volume on a host, an instance name), where
+ * waiting ends at the caller's deadline or interrupt. A key's lock exists only while in use.
  */
 public final class KeyedLocks {
     private final Map<String, Entry> entries = new HashMap<>();
 
     /**
-     * Runs {@code work} holding the lock of {@code key}, waiting for it at most until the call's
-     * deadline.
-     *
-     * @param what what a wait is for, for the deadline error ("another create downloading ...")
-     * @throws dev.egressproxies.api.ProviderException TRANSIENT when the deadline passes or the
-     *                                                 thread is interrupted before the lock is held
+     * Runs {@code work} holding the lock of {@code key}; TRANSIENT when the call's deadline passes or
+     * the thread is interrupted first, naming {@code what} the wait was for.
      */
     public <T> T withLock(String key, Call call, String what, Supplier<T> work) {
         call.checkDeadline();
@@ -66,7 +59,6 @@ public final class KeyedLocks {
         }
     }
 
-    /** One key's lock and how many callers hold or wait for it (guarded by the KeyedLocks). */
     private static final class Entry {
         final ReentrantLock lock = new ReentrantLock();
         int users;

@@ -4,12 +4,8 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import java.util.function.Supplier;
 
 /**
- * The naming of libvirt calls as steps, so a failure says what was being done ("creating overlay
- * volume proxy-1.qcow2") and not only what libvirt said.
- *
- * <p>The failure stays a {@link LibvirtException} with the same code, source and OS error number:
- * the host connection pool decides from it whether the link broke, and the translator from it
- * which kind of error it is.
+ * libvirt calls named as steps, so a failure says what was being done ("creating overlay volume
+ * proxy-1.qcow2"); it stays a {@link LibvirtException} with the same code, source and OS error number.
  */
 public final class LibvirtSteps {
     private LibvirtSteps() {

@@ -1,17 +1,16 @@
 package dev.egressproxies.kvm.common.instance;
 
-import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Instance;
-import dev.egressproxies.api.Operation;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.libvirt.Domain;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
@@ -29,51 +28,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The listManaged operation, which lists the instances this platform created through this entry on
- * every host of the entry: the domains whose metadata carries the platform's element naming the
- * entry. Domains of other entries sharing a host, and domains of no entry, are left out
- * ({@link EntryScope}), so orphan collection never deletes them.
- *
- * <p>All or nothing per host: a host that cannot be listed fails the whole call, so orphan
- * collection never acts on a partial view of the fleet. A single domain that cannot be read
- * (vanished between listing and reading, unreadable metadata) is skipped instead, which is safe in
- * the same direction: a domain missing from the list is never collected. A failure that means the
- * link broke is not a domain's fault, so it fails the host.
- *
- * <p>Per host: two listing calls (active, inactive), then each domain's metadata on a few threads
- * at once; a domain listed as inactive is STOPPED without a state read, an active one has its
- * state (and address) read as {@code get} does.
+ * The managed instances of one host: two listings (active, inactive), then each domain's metadata
+ * on a few threads at once. A domain that cannot be read is skipped (one missing from the list is
+ * never collected); a broken link fails the host.
  */
 final class ManagedInstanceLister {
     private static final Logger LOG = LoggerFactory.getLogger(ManagedInstanceLister.class);
 
     /** How many domains of one host are read at once, below libvirtd's default of 5 requests per client. */
     static final int READERS = 4;
-    /** The start of the names of the threads that read domains. */
     static final String THREAD_PREFIX = "egress-proxies-list-";
 
-    private final String entry;
-    private final List<HostSettings> hostList;
-    private final HostCaller hosts;
-
-    ManagedInstanceLister(String entry, List<HostSettings> hostList, HostCaller hosts) {
-        this.entry = entry;
-        this.hostList = hostList;
-        this.hosts = hosts;
+    private ManagedInstanceLister() {
     }
 
-    /** See {@link dev.egressproxies.api.Provider#listManaged}. */
-    List<Instance> listManaged(Deadline deadline) {
-        Call call = new Call(entry, Operation.LIST_MANAGED, "", deadline);
-        List<Instance> managed = new ArrayList<>();
-        for (HostSettings host : hostList) {
-            managed.addAll(hosts.call(host, call, libvirt -> listHost(libvirt, host, call)));
-        }
-        managed.sort(Comparator.comparing(Instance::id));
-        return List.copyOf(managed);
-    }
-
-    private static List<Instance> listHost(LibvirtHost libvirt, HostSettings host, Call call) {
+    /** This entry's instances on the host. */
+    static List<Instance> listHost(LibvirtHost libvirt, HostSettings host, Call call) {
         // Two listings tell which domains are shut off, so those need no state read of their own.
         List<Domain> active = LibvirtSteps.step("listing the domains", () -> libvirt.listAllDomains(true));
         call.checkDeadline();
@@ -93,17 +63,12 @@ final class ManagedInstanceLister {
         return readAll(libvirt, host, call, listed);
     }
 
-    /** A domain as listed, with whether libvirt listed it as active. */
     private record ListedDomain(Domain domain, boolean active) {
     }
 
-    /**
-     * Reads the listed domains on up to {@link #READERS} threads of this call, which share the
-     * host's connection (libvirtd serves a few requests of one client at a time). The first
-     * failure that fails the host, a passed deadline or an interrupt stops the others; the
-     * threads end with the call.
-     */
-    private static List<Instance> readAll(LibvirtHost libvirt, HostSettings host, Call call, List<ListedDomain> listed) {
+    /** The first failure that fails the host, a passed deadline or an interrupt stops the other readers. */
+    private static List<Instance> readAll(LibvirtHost libvirt, HostSettings host, Call call,
+                                          List<ListedDomain> listed) {
         if (listed.isEmpty()) {
             return List.of();
         }
@@ -140,7 +105,10 @@ final class ManagedInstanceLister {
                     reader.get();
                 } catch (ExecutionException failed) {
                     stop.set(true);
-                    throw rethrown(failed.getCause());
+                    if (failed.getCause() instanceof Error error) {
+                        throw error;
+                    }
+                    throw (RuntimeException) failed.getCause(); // the readers throw nothing checked
                 }
             }
         } catch (InterruptedException interrupted) {
@@ -150,37 +118,7 @@ final class ManagedInstanceLister {
             stop.set(true);
             threads.shutdownNow();
         }
-        List<Instance> managed = new ArrayList<>();
-        for (Instance instance : found) {
-            if (instance != null) {
-                managed.add(instance);
-            }
-        }
-        return managed;
-    }
-
-    private static RuntimeException rethrown(Throwable failure) {
-        if (failure instanceof RuntimeException runtime) {
-            return runtime;
-        }
-        if (failure instanceof Error error) {
-            throw error;
-        }
-        return new IllegalStateException(failure);
-    }
-
-    /**
-     * Whether the domain is this entry's; logs one that predates entry scoping, which nothing lists
-     * or collects until a person removes it or records its entry.
-     */
-    private static boolean createdThroughEntry(InstanceMetadata metadata, String entry, HostSettings host,
-                                               Domain domain) {
-        if (metadata.entry().isEmpty()) {
-            LOG.warn("skipping domain {} on host {}: egress-proxies created it before domains recorded their provider"
-                    + " entry, so no entry lists or collects it; remove it by hand with virsh if nothing uses it",
-                    domain.name(), host.name());
-        }
-        return metadata.createdThrough(entry);
+        return Arrays.stream(found).filter(Objects::nonNull).toList();
     }
 
     private static ThreadFactory readerThreads(HostSettings host) {
@@ -197,7 +135,12 @@ final class ManagedInstanceLister {
         Domain domain = listed.domain();
         try {
             Optional<InstanceMetadata> metadata = InstanceInspector.metadataOf(libvirt, domain);
-            if (metadata.isEmpty() || !createdThroughEntry(metadata.get(), entry, host, domain)) {
+            if (metadata.isPresent() && metadata.get().entry().isEmpty()) {
+                LOG.warn("skipping domain {} on host {}: egress-proxies created it before domains recorded their"
+                        + " provider entry, so no entry lists or collects it; remove it by hand with virsh if nothing"
+                        + " uses it", domain.name(), host.name());
+            }
+            if (metadata.isEmpty() || !metadata.get().createdThrough(entry)) {
                 return Optional.empty();
             }
             if (!listed.active()) {

@@ -5,26 +5,18 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.PoolInfo;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
 
-/**
- * The lookup of a host's configured storage pool, where a missing pool, or one that does not run,
- * is a configuration error.
- */
+/** A host's configured storage pool, where a missing pool, or one that does not run, is a configuration error. */
 public final class Pools {
     private Pools() {
     }
 
-    /**
-     * The host's pool.
-     *
-     * @throws dev.egressproxies.api.ProviderException PERMANENT when it does not exist
-     */
+    /** The host's pool; PERMANENT when it does not exist. */
     public static StoragePool require(LibvirtHost libvirt, HostSettings host, Call call) {
         return LibvirtSteps.step("looking up storage pool " + host.pool(), () -> libvirt.lookupPool(host.pool()))
                 .orElseThrow(() -> call.permanent(missing(host, call.entry())));
     }
 
-    /** What to do about a missing pool. */
-    public static String missing(HostSettings host, String entry) {
+    private static String missing(HostSettings host, String entry) {
         return "storage pool '" + host.pool() + "' does not exist on host '" + host.name() + "': create and start it"
                 + " (for example 'virsh pool-define-as " + host.pool() + " dir --target /var/lib/libvirt/images/"
                 + host.pool() + " && virsh pool-build " + host.pool() + " && virsh pool-start " + host.pool()
@@ -32,11 +24,7 @@ public final class Pools {
                 + "' to an existing pool";
     }
 
-    /**
-     * The pool's state and space, when it runs.
-     *
-     * @throws dev.egressproxies.api.ProviderException PERMANENT when it is not running
-     */
+    /** The pool's state and space; PERMANENT when it is not running. */
     public static PoolInfo requireRunning(LibvirtHost libvirt, StoragePool pool, HostSettings host, Call call) {
         PoolInfo info = LibvirtSteps.step("reading storage pool " + host.pool(), () -> libvirt.poolInfo(pool));
         if (!info.running()) {
@@ -45,8 +33,7 @@ public final class Pools {
         return info;
     }
 
-    /** What to do about a pool that exists but does not run. */
-    public static String notRunning(HostSettings host) {
+    private static String notRunning(HostSettings host) {
         return "storage pool '" + host.pool() + "' exists on host '" + host.name() + "' but is not running: start it"
                 + " with 'virsh pool-start " + host.pool() + "' and keep it running with 'virsh pool-autostart "
                 + host.pool() + "'";

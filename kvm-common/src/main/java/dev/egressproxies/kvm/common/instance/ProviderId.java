@@ -6,23 +6,15 @@ import dev.egressproxies.api.ProviderException;
 import java.util.regex.Pattern;
 
 /**
- * A provider ID of this backend, {@code host/name}: the configured host the domain lives on and
- * the domain's name. The host is part of the ID so get and delete look at the right hypervisor
- * without a lookup table, even after the request's zone changed.
- *
- * @param host the host's configured name
- * @param name the domain name, a DNS label
+ * A KVM provider ID, {@code host/name}: the configured host and the domain's name (a DNS label), so
+ * get and delete find the hypervisor without a lookup table.
  */
 public record ProviderId(String host, String name) {
     private static final String HOST = "[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?";
     private static final String NAME = "[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?";
     private static final Pattern ID = Pattern.compile("(" + HOST + ")/(" + NAME + ")");
 
-    /**
-     * Parses an ID that create returned.
-     *
-     * @throws ProviderException PERMANENT when it is malformed, saying what a valid ID looks like
-     */
+    /** Parses an ID that create returned; PERMANENT when it is malformed. */
     public static ProviderId parse(String id, Operation operation, String entry) {
         var matcher = id == null ? null : ID.matcher(id);
         if (matcher == null || !matcher.matches()) {

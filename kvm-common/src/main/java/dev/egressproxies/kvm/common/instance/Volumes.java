@@ -8,9 +8,7 @@ import dev.egressproxies.kvm.common.libvirt.StorageVolume;
 import java.io.ByteArrayInputStream;
 import java.util.Optional;
 
-/**
- * The removal of volumes by name, where a volume that is already gone counts as removed.
- */
+/** Volume steps where a volume that is already gone counts as removed. */
 public final class Volumes {
     private Volumes() {
     }
@@ -24,10 +22,8 @@ public final class Volumes {
     }
 
     /**
-     * Writes {@code content} into the new {@code volume}, deleting the volume when that fails (a
-     * volume that exists but holds nothing would read as another's or as debris).
-     *
-     * @param step what the write is, for the error ("writing marker volume ...")
+     * Writes {@code content} into the new {@code volume}, the step named {@code step}, deleting the
+     * volume when that fails: an empty one would read as another's or as debris.
      */
     public static void fill(LibvirtHost libvirt, StorageVolume volume, byte[] content, String step) {
         try {

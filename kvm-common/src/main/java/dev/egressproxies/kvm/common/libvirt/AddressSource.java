@@ -1,11 +1,6 @@
 package dev.egressproxies.kvm.common.libvirt;
 
-/** Where libvirt looks for a domain's addresses ({@code virDomainInterfaceAddressesSource}). */
+/** Where libvirt looks for a domain's addresses: DHCP leases, the guest agent, the host's ARP table. */
 public enum AddressSource {
-    /** The DHCP leases of a libvirt network. */
-    LEASE,
-    /** The guest agent inside the domain. */
-    AGENT,
-    /** The host's ARP table. */
-    ARP
+    LEASE, AGENT, ARP
 }

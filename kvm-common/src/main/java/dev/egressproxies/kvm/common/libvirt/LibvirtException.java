@@ -1,16 +1,21 @@
 package dev.egressproxies.kvm.common.libvirt;
 
+import dev.egressproxies.api.ErrorKind;
+import java.util.Set;
+
 /**
- * An error the libvirt daemon (or client library) reported, with its error code, the part of
- * libvirt that raised it and, for a failed OS call, the OS error number. It says nothing about the
- * link by itself: a connection stays usable after one, unless it is a transport failure ({@link
- * #isTransportFailure()}).
+ * An error libvirt reported: its code, the part of libvirt that raised it and, for a failed OS
+ * call, the OS error number. A connection stays usable after one unless it is a transport failure.
  */
 public final class LibvirtException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /** What {@link #systemErrorNumber()} is when libvirt gave none. */
     public static final int NO_SYSTEM_ERROR_NUMBER = -1;
+    /** EPERM, ENOENT, ENXIO, EACCES, ENODEV, ENOTDIR, EISDIR, EROFS, ENAMETOOLONG, ELOOP. */
+    private static final Set<Integer> CONFIGURATION_ERROR_NUMBERS = Set.of(1, 2, 6, 13, 19, 20, 21, 30, 36, 40);
+    /** ENOSPC and EDQUOT. */
+    private static final Set<Integer> NO_SPACE_ERROR_NUMBERS = Set.of(28, 122);
 
     private final LibvirtErrorCode code;
     private final int rawCode;
@@ -18,17 +23,7 @@ public final class LibvirtException extends RuntimeException {
     private final int rawSource;
     private final int systemErrorNumber;
 
-    /**
-     * Creates an exception.
-     *
-     * @param rawCode           libvirt's {@code virErrorNumber}
-     * @param rawSource         libvirt's {@code virErrorDomain}: which part of libvirt raised it
-     * @param systemErrorNumber the OS error number ({@code errno}) of a {@link LibvirtErrorCode#SYSTEM_ERROR},
-     *                          which libvirt passes as the error's first integer; {@link #NO_SYSTEM_ERROR_NUMBER}
-     *                          for none
-     * @param message           libvirt's message
-     * @param cause             the library's exception, or null
-     */
+    /** libvirt's {@code virErrorNumber}, {@code virErrorDomain} and a SYSTEM_ERROR's {@code errno}. */
     public LibvirtException(int rawCode, int rawSource, int systemErrorNumber, String message, Throwable cause) {
         super(message, cause);
         this.rawCode = rawCode;
@@ -38,19 +33,12 @@ public final class LibvirtException extends RuntimeException {
         this.systemErrorNumber = systemErrorNumber;
     }
 
-    /**
-     * Creates an exception that names no source ({@link LibvirtErrorSource#UNKNOWN}) and no OS
-     * error number: for the errors this module raises itself and for fakes.
-     *
-     * @param rawCode libvirt's {@code virErrorNumber}
-     * @param message the message
-     * @param cause   the cause, or null
-     */
+    /** An exception without source or OS error number: for errors this module raises itself, and fakes. */
     public LibvirtException(int rawCode, String message, Throwable cause) {
         this(rawCode, LibvirtErrorSource.UNKNOWN.number(), NO_SYSTEM_ERROR_NUMBER, message, cause);
     }
 
-    /** Creates an exception for a known code, without source or OS error number. */
+    /** An exception for a known code, without source or OS error number. */
     public LibvirtException(LibvirtErrorCode code, String message) {
         this(code.number(), message, null);
     }
@@ -70,7 +58,7 @@ public final class LibvirtException extends RuntimeException {
         return rawCode;
     }
 
-    /** The part of libvirt that raised it, {@link LibvirtErrorSource#OTHER} for one the backends do not tell apart. */
+    /** The part of libvirt that raised it. */
     public LibvirtErrorSource source() {
         return source;
     }
@@ -91,11 +79,8 @@ public final class LibvirtException extends RuntimeException {
     }
 
     /**
-     * Whether the error means the connection itself failed, so it must be dropped and redialled:
-     * an RPC or no-connection error; an OS call error that the client's side of the link raised
-     * (its socket broke) or that names no source; an internal error of the client's side (the
-     * daemon closed the connection). The same codes raised by the daemon, such as a missing bridge
-     * that is an OS call error there, are answers over a working link.
+     * Whether the link itself failed (drop and redial): RPC, no connection, or an OS call or internal
+     * error of the client's side; the same codes from the daemon are answers.
      */
     public boolean isTransportFailure() {
         if (code == LibvirtErrorCode.RPC || code == LibvirtErrorCode.NO_CONNECT) {
@@ -106,5 +91,29 @@ public final class LibvirtException extends RuntimeException {
             return clientSide || source == LibvirtErrorSource.UNKNOWN;
         }
         return clientSide && code == LibvirtErrorCode.INTERNAL_ERROR;
+    }
+
+    /**
+     * The contract's kind of this error, by code, source and OS error number, never by message: a
+     * transport failure is TRANSIENT, a missing domain NOT_FOUND, what libvirt cannot carry out as
+     * configured (refused XML or login, missing network, interface or pool, unknown CPU model, an OS
+     * call that found nothing or no access) PERMANENT, no memory or disk QUOTA_EXCEEDED, the rest
+     * TRANSIENT.
+     */
+    public ErrorKind kind() {
+        if (isTransportFailure()) {
+            return ErrorKind.TRANSIENT;
+        }
+        return switch (code) {
+            case NO_DOMAIN -> ErrorKind.NOT_FOUND;
+            case XML_ERROR, XML_DETAIL, INVALID_ARGUMENT, NO_SUPPORT, NO_STORAGE_POOL, AUTH_FAILED, ACCESS_DENIED,
+                    NO_NETWORK, NO_INTERFACE, CONFIG_UNSUPPORTED, OPERATION_UNSUPPORTED -> ErrorKind.PERMANENT;
+            case NO_MEMORY -> ErrorKind.QUOTA_EXCEEDED;
+            case SYSTEM_ERROR -> CONFIGURATION_ERROR_NUMBERS.contains(systemErrorNumber) ? ErrorKind.PERMANENT
+                    : NO_SPACE_ERROR_NUMBERS.contains(systemErrorNumber) ? ErrorKind.QUOTA_EXCEEDED
+                    : ErrorKind.TRANSIENT;
+            case INTERNAL_ERROR -> source == LibvirtErrorSource.CPU ? ErrorKind.PERMANENT : ErrorKind.TRANSIENT;
+            default -> ErrorKind.TRANSIENT;
+        };
     }
 }

@@ -4,49 +4,31 @@ import org.libvirt.Error;
 import org.libvirt.Error.ErrorDomain;
 import org.libvirt.Error.ErrorNumber;
 
-/**
- * Turns libvirt-java's exceptions into this module's {@link LibvirtException}, keeping libvirt's
- * error number, the part of libvirt that raised it and the OS error number of a failed OS call.
- */
+/** libvirt-java's exceptions as this module's {@link LibvirtException}, with code, source and OS error number. */
 final class LibvirtJavaErrors {
-    /** The number {@link LibvirtErrorCode#OTHER} stands for: libvirt-java did not know the code. */
     private static final int UNKNOWN_NUMBER = -1;
 
     private LibvirtJavaErrors() {
     }
 
-    /** The exception for what libvirt-java threw. */
     static LibvirtException translate(org.libvirt.LibvirtException exception) {
         return translate(exception.getError(), exception);
     }
 
-    /** The exception for libvirt's error record, which {@code cause} (may be null) carried. */
+    /** {@code cause} may be null. */
     static LibvirtException translate(Error error, Throwable cause) {
-        int number = errorNumber(error);
+        int number = error == null ? UNKNOWN_NUMBER : number(error.getCode(), ErrorNumber.VIR_ERR_UNKNOWN);
+        int source = error == null ? UNKNOWN_NUMBER : number(error.getDomain(), ErrorDomain.VIR_FROM_UNKNOWN);
         String message = error == null ? null : error.getMessage();
         if (message == null || message.isBlank()) {
             message = "libvirt reported error number " + number + " without a message";
         }
-        return new LibvirtException(number, sourceNumber(error), systemErrorNumber(error, number), message, cause);
+        return new LibvirtException(number, source, systemErrorNumber(error, number), message, cause);
     }
 
-    /**
-     * libvirt's {@code virErrorNumber}. libvirt-java's enum lists the codes in libvirt's order, so
-     * the ordinal is the number, except for its catch-all for codes newer than the binding.
-     */
-    private static int errorNumber(Error error) {
-        if (error == null || error.getCode() == null || error.getCode() == ErrorNumber.VIR_ERR_UNKNOWN) {
-            return UNKNOWN_NUMBER;
-        }
-        return error.getCode().ordinal();
-    }
-
-    /** libvirt's {@code virErrorDomain}, read the same way as {@link #errorNumber}. */
-    private static int sourceNumber(Error error) {
-        if (error == null || error.getDomain() == null || error.getDomain() == ErrorDomain.VIR_FROM_UNKNOWN) {
-            return UNKNOWN_NUMBER;
-        }
-        return error.getDomain().ordinal();
+    /** libvirt-java's enums list libvirt's numbers in order, but for a catch-all for newer ones. */
+    private static int number(Enum<?> value, Enum<?> unknown) {
+        return value == null || value == unknown ? UNKNOWN_NUMBER : value.ordinal();
     }
 
     /** libvirt reports a failed OS call with the call's {@code errno} as the error's first integer. */

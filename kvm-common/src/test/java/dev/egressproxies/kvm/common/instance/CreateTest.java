@@ -379,10 +379,10 @@ class CreateTest {
     @Test
     void theVendorDataOfTheEntryReplacesTheDefault() {
         // The fixture's entry uses the default; the seed builder is what applies the entry's value.
-        byte[] custom = new SeedImages(fixture.context.clock(), "#cloud-config\n{}\n")
-                .build("proxy-1", "", new Call("e", Operation.CREATE, "x", Requests.deadline()));
-        byte[] standard = new SeedImages(fixture.context.clock(), NoCloudSeed.DEFAULT_VENDOR_DATA)
-                .build("proxy-1", "", new Call("e", Operation.CREATE, "x", Requests.deadline()));
+        Call call = new Call("e", Operation.CREATE, "x", Requests.deadline());
+        byte[] custom = InstanceCreator.seed("proxy-1", "", "#cloud-config\n{}\n", fixture.context.clock(), call);
+        byte[] standard = InstanceCreator.seed("proxy-1", "", NoCloudSeed.DEFAULT_VENDOR_DATA, fixture.context.clock(),
+                call);
 
         assertThat(custom).isNotEqualTo(standard);
         assertThat(new String(custom, StandardCharsets.ISO_8859_1)).contains("#cloud-config\n{}\n");

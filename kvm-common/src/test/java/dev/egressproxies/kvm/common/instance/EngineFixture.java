@@ -65,7 +65,8 @@ final class EngineFixture implements AutoCloseable {
         settings = new EntrySettings(ENTRY, hostSettings, machineTypes, 10, NoCloudSeed.DEFAULT_VENDOR_DATA);
         HostCaller caller = new HostCaller(connections);
         images = new PresetBaseImages(presets, caller);
-        engine = new InstanceEngine<>(settings, caller, images, context.clock());
+        engine = new InstanceEngine<>(settings, caller, images, context.clock()) {
+        };
     }
 
     /** A fixture with one host. */
@@ -91,7 +92,8 @@ final class EngineFixture implements AutoCloseable {
         HostCaller caller = new HostCaller(connections);
         InstanceEngine<PresetBaseImages.Image> other = new InstanceEngine<>(new EntrySettings(entry, settings.hosts(),
                 settings.machineTypes(), settings.diskSizeGb(), settings.vendorData()), caller,
-                new PresetBaseImages(presets, caller), context.clock());
+                new PresetBaseImages(presets, caller), context.clock()) {
+        };
         otherEntries.add(other);
         return other;
     }

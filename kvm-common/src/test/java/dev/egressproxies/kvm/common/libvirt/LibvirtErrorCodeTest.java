@@ -105,17 +105,17 @@ class LibvirtErrorCodeTest {
     void osCallErrorsOfTheDaemonAreClassifiedByTheirErrorNumber() {
         // ENODEV (missing bridge), ENOENT (missing file), EACCES, EPERM: the configuration must change.
         for (int errno : new int[] {19, 2, 13, 1}) {
-            assertThat(LibvirtErrors.kindOf(error(LibvirtErrorCode.SYSTEM_ERROR, LibvirtErrorSource.QEMU, errno)))
+            assertThat(error(LibvirtErrorCode.SYSTEM_ERROR, LibvirtErrorSource.QEMU, errno).kind())
                     .as("errno %d", errno).isEqualTo(ErrorKind.PERMANENT);
         }
-        assertThat(LibvirtErrors.kindOf(error(LibvirtErrorCode.SYSTEM_ERROR, LibvirtErrorSource.STORAGE, 28)))
+        assertThat(error(LibvirtErrorCode.SYSTEM_ERROR, LibvirtErrorSource.STORAGE, 28).kind())
                 .as("ENOSPC").isEqualTo(ErrorKind.QUOTA_EXCEEDED);
         for (int errno : new int[] {11, 16, 4, -1}) {
-            assertThat(LibvirtErrors.kindOf(error(LibvirtErrorCode.SYSTEM_ERROR, LibvirtErrorSource.QEMU, errno)))
+            assertThat(error(LibvirtErrorCode.SYSTEM_ERROR, LibvirtErrorSource.QEMU, errno).kind())
                     .as("errno %d", errno).isEqualTo(ErrorKind.TRANSIENT);
         }
         // A broken socket reports ENOENT-like numbers too; it stays a link failure, worth a retry.
-        assertThat(LibvirtErrors.kindOf(error(LibvirtErrorCode.SYSTEM_ERROR, LibvirtErrorSource.RPC, 2)))
+        assertThat(error(LibvirtErrorCode.SYSTEM_ERROR, LibvirtErrorSource.RPC, 2).kind())
                 .isEqualTo(ErrorKind.TRANSIENT);
     }
 
@@ -123,12 +123,12 @@ class LibvirtErrorCodeTest {
     void definitionsTheHypervisorCannotRunArePermanent() {
         for (LibvirtErrorCode code : new LibvirtErrorCode[] {LibvirtErrorCode.CONFIG_UNSUPPORTED,
                 LibvirtErrorCode.OPERATION_UNSUPPORTED, LibvirtErrorCode.NO_NETWORK, LibvirtErrorCode.NO_INTERFACE}) {
-            assertThat(LibvirtErrors.kindOf(error(code, LibvirtErrorSource.QEMU, -1))).as(code.name())
+            assertThat(error(code, LibvirtErrorSource.QEMU, -1).kind()).as(code.name())
                     .isEqualTo(ErrorKind.PERMANENT);
         }
-        assertThat(LibvirtErrors.kindOf(error(LibvirtErrorCode.INTERNAL_ERROR, LibvirtErrorSource.CPU, -1)))
+        assertThat(error(LibvirtErrorCode.INTERNAL_ERROR, LibvirtErrorSource.CPU, -1).kind())
                 .as("unknown CPU model").isEqualTo(ErrorKind.PERMANENT);
-        assertThat(LibvirtErrors.kindOf(error(LibvirtErrorCode.INTERNAL_ERROR, LibvirtErrorSource.QEMU, -1)))
+        assertThat(error(LibvirtErrorCode.INTERNAL_ERROR, LibvirtErrorSource.QEMU, -1).kind())
                 .as("QEMU exited").isEqualTo(ErrorKind.TRANSIENT);
     }
 
@@ -151,9 +151,9 @@ class LibvirtErrorCodeTest {
     void refusalsOfTheConfigurationArePermanent() {
         for (LibvirtErrorCode code : new LibvirtErrorCode[] {LibvirtErrorCode.XML_ERROR, LibvirtErrorCode.XML_DETAIL,
                 LibvirtErrorCode.ACCESS_DENIED, LibvirtErrorCode.AUTH_FAILED}) {
-            assertThat(LibvirtErrors.kindOf(new LibvirtException(code, "m"))).as(code.name())
+            assertThat(new LibvirtException(code, "m").kind()).as(code.name())
                     .isEqualTo(ErrorKind.PERMANENT);
         }
-        assertThat(LibvirtErrors.kindOf(new LibvirtException(LibvirtErrorCode.RPC, "m"))).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(new LibvirtException(LibvirtErrorCode.RPC, "m").kind()).isEqualTo(ErrorKind.TRANSIENT);
     }
 }

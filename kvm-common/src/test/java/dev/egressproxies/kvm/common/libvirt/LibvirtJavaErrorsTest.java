@@ -21,7 +21,7 @@ class LibvirtJavaErrorsTest {
         assertThat(error.source()).isEqualTo(LibvirtErrorSource.NONE);
         assertThat(error.systemErrorNumber()).isEqualTo(19);
         assertThat(error.isTransportFailure()).isFalse();
-        assertThat(LibvirtErrors.kindOf(error)).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
     }
 
     @Test
@@ -30,7 +30,7 @@ class LibvirtJavaErrorsTest {
 
         assertThat(error.source()).isEqualTo(LibvirtErrorSource.RPC);
         assertThat(error.isTransportFailure()).isTrue();
-        assertThat(LibvirtErrors.kindOf(error)).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
     }
 
     @Test

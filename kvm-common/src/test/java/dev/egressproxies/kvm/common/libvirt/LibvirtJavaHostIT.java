@@ -322,7 +322,7 @@ class LibvirtJavaHostIT {
             LibvirtException gone = catchThrowableOfType(LibvirtException.class, () -> libvirt.domainState(domain));
             assertThat(gone.code()).isEqualTo(LibvirtErrorCode.NO_DOMAIN);
             assertThat(gone.rawCode()).isEqualTo(42);
-            assertThat(LibvirtErrors.kindOf(gone)).isEqualTo(dev.egressproxies.api.ErrorKind.NOT_FOUND);
+            assertThat(gone.kind()).isEqualTo(dev.egressproxies.api.ErrorKind.NOT_FOUND);
         }
 
         @Test
@@ -356,7 +356,7 @@ class LibvirtJavaHostIT {
             assertThat(malformed.code()).isEqualTo(LibvirtErrorCode.XML_DETAIL);
             assertThat(malformed).hasMessageContaining("Premature end of data");
             assertThat(incomplete.code()).isEqualTo(LibvirtErrorCode.XML_ERROR);
-            assertThat(List.of(malformed, incomplete)).extracting(LibvirtErrors::kindOf)
+            assertThat(List.of(malformed, incomplete)).extracting(LibvirtException::kind)
                     .containsOnly(dev.egressproxies.api.ErrorKind.PERMANENT);
         }
 

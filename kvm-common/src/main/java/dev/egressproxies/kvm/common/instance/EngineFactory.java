@@ -1,0 +1,53 @@
+package dev.egressproxies.kvm.common.instance;
+
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.api.spi.ProviderContext;
+import dev.egressproxies.api.spi.ProviderFactory;
+import java.util.Objects;
+
+/**
+ * The plugin entry point of a KVM backend: its type, its configuration record {@code C}, and the
+ * provider {@code P} it builds for an entry without network I/O (keys are read at the first dial).
+ */
+public abstract class EngineFactory<C, P extends InstanceEngine<?>> implements ProviderFactory<C> {
+    private final String type;
+    private final Class<C> configType;
+    private final String requiredSettings;
+    private final Builder<C, P> builder;
+
+    /** A factory of {@code type}, whose entries need at least {@code requiredSettings} (for the error). */
+    protected EngineFactory(String type, Class<C> configType, String requiredSettings, Builder<C, P> builder) {
+        this.type = Objects.requireNonNull(type, "type");
+        this.configType = Objects.requireNonNull(configType, "configType");
+        this.requiredSettings = requiredSettings;
+        this.builder = Objects.requireNonNull(builder, "builder");
+    }
+
+    /** How a backend builds the provider of an entry whose configuration is present. */
+    @FunctionalInterface
+    protected interface Builder<C, P> {
+        P build(String entryName, C config, ProviderContext context);
+    }
+
+    @Override
+    public final String type() {
+        return type;
+    }
+
+    @Override
+    public final Class<C> configType() {
+        return configType;
+    }
+
+    /** {@inheritDoc} PERMANENT, operation CONFIGURE, when {@code config} is missing. */
+    @Override
+    public final P create(String entryName, C config, ProviderContext context) {
+        if (config == null) {
+            throw new ProviderException(ErrorKind.PERMANENT, Operation.CONFIGURE, entryName, "",
+                    "a " + type + " entry needs settings: at least " + requiredSettings);
+        }
+        return builder.build(entryName, config, context);
+    }
+}
