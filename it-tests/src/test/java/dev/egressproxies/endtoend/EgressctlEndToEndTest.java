@@ -75,6 +75,28 @@ class EgressctlEndToEndTest {
         }
 
         @Test
+        void aCommandLoadsNoServiceItDoesNotUse() throws IOException {
+            // A list on the fake exports no telemetry, downloads nothing and reaches no hypervisor.
+            Path quiet = temp.resolve("quiet-classes.txt");
+            EgressctlProcess.Result listed = egressctl.with("EGRESSCTL_JAVA_OPTS", "-Xlog:class+load=info:file=" + quiet)
+                    .run("list");
+            assertThat(listed.exitCode()).as(listed.toString()).isZero();
+            assertThat(Files.readString(quiet))
+                    .contains("dev.egressproxies.runtime.cli.ListCommand")
+                    .doesNotContain("io.opentelemetry.sdk.")
+                    .doesNotContain("jdk.internal.net.http.")
+                    .doesNotContain("org.apache.sshd.")
+                    .doesNotContain("org.libvirt.");
+
+            // Asking for an exporter builds the SDK, which proves the log above would have shown it.
+            Path exporting = temp.resolve("exporting-classes.txt");
+            EgressctlProcess.Result traced = egressctl.with("OTEL_TRACES_EXPORTER", "logging")
+                    .with("EGRESSCTL_JAVA_OPTS", "-Xlog:class+load=info:file=" + exporting).run("list");
+            assertThat(traced.exitCode()).as(traced.toString()).isZero();
+            assertThat(Files.readString(exporting)).contains("io.opentelemetry.sdk.trace.SdkTracerProvider");
+        }
+
+        @Test
         void concurrentProcessesShareOneStateFile() {
             List<EgressctlProcess.Running> running = new ArrayList<>();
             for (int index = 0; index < 4; index++) {

@@ -45,9 +45,9 @@ public final class KvmProvider extends InstanceEngine<KvmImageChoice> {
 
     private static KvmBaseImages images(String entry, KvmConfig config, ProviderContext context, HostCaller hosts) {
         // No transfer budget of its own (kvm has no such setting): the caller's deadline bounds a download.
-        BaseVolumeFetch fetch = new BaseVolumeFetch(new ImageFetcher(context.httpClient(), context.progress(),
+        BaseVolumeFetch fetch = new BaseVolumeFetch(new ImageFetcher(context::httpClient, context.progress(),
                 TransferBudget.none(), config.imageIdleTimeout()));
         return new KvmBaseImages(entry, config, hosts, fetch,
-                new ImageSizeProbe(context.httpClient(), config.imageIdleTimeout()));
+                new ImageSizeProbe(context::httpClient, config.imageIdleTimeout()));
     }
 }

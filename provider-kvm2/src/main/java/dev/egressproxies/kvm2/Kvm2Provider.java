@@ -57,11 +57,11 @@ public final class Kvm2Provider extends InstanceEngine<Kvm2Image> {
         Duration dialTimeout = config.sshAccess().dialTimeout();
         BaseImageDiscard discard = new BaseImageDiscard(hosts, config.rpcBudget());
         BaseImageTransfer transfer = new BaseImageTransfer(
-                new ImageFetcher(context.httpClient(), context.progress(), TransferBudget.of(config.transferBudget()),
+                new ImageFetcher(context::httpClient, context.progress(), TransferBudget.of(config.transferBudget()),
                         config.imageIdleTimeout()),
                 () -> new CachingHostConnections(dialer, dialTimeout), config.transferBudget(), discard);
         return new DigestPinnedImages(new ImageCatalogue(entry, config.images()), hosts,
-                new ImageSizeProbe(context.httpClient(), config.imageIdleTimeout()), config.rpcBudget(),
+                new ImageSizeProbe(context::httpClient, config.imageIdleTimeout()), config.rpcBudget(),
                 new PoolSpace(config.diskSizeGb()), transfer, discard, telemetry);
     }
 

@@ -17,7 +17,11 @@ public interface ProviderContext {
     /** Where spans and metrics go; a no-op instance when telemetry is off. */
     OpenTelemetry openTelemetry();
 
-    /** An HTTP client for downloads (images, catalogues); shared, so connections are reused. */
+    /**
+     * An HTTP client for downloads (images, catalogues); shared, so connections are reused. It may
+     * be built on the first call: ask for it when a download starts, not when the provider is built,
+     * so that commands which download nothing never pay for it.
+     */
     HttpClient httpClient();
 
     /** Where long operations report progress; silent when nobody watches. */

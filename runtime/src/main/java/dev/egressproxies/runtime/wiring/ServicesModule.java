@@ -1,5 +1,6 @@
 package dev.egressproxies.runtime.wiring;
 
+import dagger.Lazy;
 import dagger.Module;
 import dagger.Provides;
 import dev.egressproxies.api.spi.ProgressReporter;
@@ -61,8 +62,8 @@ public final class ServicesModule {
 
     @Provides
     @Singleton
-    static ProviderContext providerContext(Clock clock, OpenTelemetry openTelemetry, HttpClient httpClient,
+    static ProviderContext providerContext(Clock clock, OpenTelemetry openTelemetry, Lazy<HttpClient> httpClient,
                                            ProgressReporter progress, @Named("stateDirectory") Path stateDirectory) {
-        return new SharedServices(clock, openTelemetry, httpClient, progress, stateDirectory);
+        return new SharedServices(clock, openTelemetry, httpClient::get, progress, stateDirectory);
     }
 }

@@ -5,7 +5,10 @@ import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.runtime.output.Printer;
 import dev.egressproxies.runtime.config.ConfigException;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.api.OpenTelemetry;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.stream.Collectors;
 import javax.inject.Inject;
@@ -19,14 +22,14 @@ public final class Session implements AutoCloseable {
     private final Invocation invocation;
     private final Lazy<ProviderEntries> entries;
     private final Lazy<List<PluginSummary>> plugins;
-    private final Lazy<OpenTelemetrySdk> telemetry;
+    private final Lazy<OpenTelemetry> telemetry;
     private final Printer printer;
     private boolean entriesBuilt;
     private boolean telemetryStarted;
 
     @Inject
     Session(Invocation invocation, Lazy<ProviderEntries> entries, Lazy<List<PluginSummary>> plugins,
-            Lazy<OpenTelemetrySdk> telemetry) {
+            Lazy<OpenTelemetry> telemetry) {
         this.invocation = invocation;
         this.entries = entries;
         this.plugins = plugins;
@@ -76,8 +79,13 @@ public final class Session implements AutoCloseable {
                 entries.get().close();
             }
         } finally {
-            if (telemetryStarted) {
-                telemetry.get().close();
+            // Only an SDK holds spans to flush; the no-op API has nothing to close.
+            if (telemetryStarted && telemetry.get() instanceof Closeable sdk) {
+                try {
+                    sdk.close();
+                } catch (IOException e) {
+                    throw new UncheckedIOException("could not flush telemetry", e);
+                }
             }
         }
     }

@@ -4,12 +4,11 @@ import dagger.Module;
 import dagger.Provides;
 import dev.egressproxies.runtime.telemetry.Telemetry;
 import io.opentelemetry.api.OpenTelemetry;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
 import javax.inject.Singleton;
 
 /**
- * Provides OpenTelemetry, configured from {@code OTEL_*} variables. Tests replace it with an SDK
- * that records spans in memory.
+ * Provides OpenTelemetry, configured from {@code OTEL_*} variables and {@code otel.*} properties.
+ * Tests replace it with an SDK that records spans in memory.
  */
 @Module
 public final class TelemetryModule {
@@ -18,12 +17,7 @@ public final class TelemetryModule {
 
     @Provides
     @Singleton
-    static OpenTelemetrySdk sdk() {
-        return Telemetry.configure();
-    }
-
-    @Provides
-    static OpenTelemetry openTelemetry(OpenTelemetrySdk sdk) {
-        return sdk;
+    static OpenTelemetry openTelemetry(Invocation invocation) {
+        return Telemetry.configure(invocation.environment(), System.getProperties());
     }
 }

@@ -27,7 +27,8 @@ public final class TestServicesModule {
     static ProviderContext providerContext(Invocation invocation, OpenTelemetry openTelemetry) {
         Path stateDirectory = dev.egressproxies.runtime.config.StateDirectory.resolve(invocation.environment(),
                 invocation.userHome());
-        return new SharedServices(Clock.fixed(NOW, ZoneOffset.UTC), openTelemetry, HttpClient.newHttpClient(),
+        HttpClient client = HttpClient.newHttpClient();
+        return new SharedServices(Clock.fixed(NOW, ZoneOffset.UTC), openTelemetry, () -> client,
                 ProgressReporter.SILENT, stateDirectory);
     }
 

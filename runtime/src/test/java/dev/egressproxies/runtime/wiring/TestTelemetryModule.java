@@ -16,16 +16,11 @@ public final class TestTelemetryModule {
 
     @Provides
     @Singleton
-    static OpenTelemetrySdk sdk(SpanRecorder recorder) {
+    static OpenTelemetry openTelemetry(SpanRecorder recorder) {
         return OpenTelemetrySdk.builder()
                 .setTracerProvider(SdkTracerProvider.builder()
                         .addSpanProcessor(SimpleSpanProcessor.create(recorder))
                         .build())
                 .build();
-    }
-
-    @Provides
-    static OpenTelemetry openTelemetry(OpenTelemetrySdk sdk) {
-        return sdk;
     }
 }

@@ -5,6 +5,7 @@ import dev.egressproxies.api.spi.ProgressReporter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
+import java.util.function.Supplier;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Objects;
@@ -46,26 +47,27 @@ public final class ImageFetcher {
     public static final Duration DEFAULT_IDLE_LIMIT = Duration.ofSeconds(30);
     private static final Logger LOG = LoggerFactory.getLogger(ImageFetcher.class);
 
-    private final HttpClient client;
+    private final Supplier<HttpClient> client;
     private final ProgressReporter progress;
     private final TransferBudget budget;
     private final Duration idleLimit;
 
     /** Creates a fetcher whose servers may stay silent for {@link #DEFAULT_IDLE_LIMIT}. */
-    public ImageFetcher(HttpClient client, ProgressReporter progress, TransferBudget budget) {
+    public ImageFetcher(Supplier<HttpClient> client, ProgressReporter progress, TransferBudget budget) {
         this(client, progress, budget, DEFAULT_IDLE_LIMIT);
     }
 
     /**
      * Creates a fetcher.
      *
-     * @param client    the HTTP client; its redirect policy decides which redirects are followed
+     * @param client    the HTTP client, asked for on the first request (a provider that downloads
+     *                  nothing never builds one); its redirect policy decides which redirects are followed
      * @param progress  where the download's progress is reported, in published bytes
      * @param budget    the time limit of one transfer
      * @param idleLimit how long the server may stay silent: for the response headers, and between
      *                  bytes of the body; positive
      */
-    public ImageFetcher(HttpClient client, ProgressReporter progress, TransferBudget budget, Duration idleLimit) {
+    public ImageFetcher(Supplier<HttpClient> client, ProgressReporter progress, TransferBudget budget, Duration idleLimit) {
         this.client = Objects.requireNonNull(client, "client");
         this.progress = Objects.requireNonNull(progress, "progress");
         this.budget = Objects.requireNonNull(budget, "budget");
@@ -99,7 +101,7 @@ public final class ImageFetcher {
         long started = System.nanoTime();
         LOG.debug("{}: GET from {} (idle limit {})", description, failures.url(), DurationText.of(idleLimit));
         try {
-            HttpResponse<BodyStream> response = ImageRequests.send(client, source.url(), "GET", clock, failures);
+            HttpResponse<BodyStream> response = ImageRequests.send(client.get(), source.url(), "GET", clock, failures);
             BodyStream body = response.body();
             try {
                 long length = ResponseClassifier.publishedLength(response, failures);

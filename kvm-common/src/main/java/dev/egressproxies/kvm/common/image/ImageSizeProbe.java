@@ -2,6 +2,7 @@ package dev.egressproxies.kvm.common.image;
 
 import dev.egressproxies.api.Deadline;
 import java.net.http.HttpClient;
+import java.util.function.Supplier;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Objects;
@@ -22,21 +23,22 @@ import org.slf4j.LoggerFactory;
  */
 public final class ImageSizeProbe {
     private static final Logger LOG = LoggerFactory.getLogger(ImageSizeProbe.class);
-    private final HttpClient client;
+    private final Supplier<HttpClient> client;
     private final Duration idleLimit;
 
     /** Creates a probe that waits {@link ImageFetcher#DEFAULT_IDLE_LIMIT} at most for each answer's headers. */
-    public ImageSizeProbe(HttpClient client) {
+    public ImageSizeProbe(Supplier<HttpClient> client) {
         this(client, ImageFetcher.DEFAULT_IDLE_LIMIT);
     }
 
     /**
      * Creates a probe.
      *
-     * @param client    the HTTP client; its redirect policy decides which redirects are followed
+     * @param client    the HTTP client, asked for on the first request (a provider that downloads
+     *                  nothing never builds one); its redirect policy decides which redirects are followed
      * @param idleLimit how long to wait for each answer's headers (within the caller's deadline); positive
      */
-    public ImageSizeProbe(HttpClient client, Duration idleLimit) {
+    public ImageSizeProbe(Supplier<HttpClient> client, Duration idleLimit) {
         this.client = Objects.requireNonNull(client, "client");
         this.idleLimit = ImageFetcher.requirePositive(idleLimit);
     }
@@ -54,14 +56,14 @@ public final class ImageSizeProbe {
         TransferClock clock = TransferClock.forProbe(deadline, idleLimit);
         LOG.debug("size of the image at {}: HEAD (idle limit {})", failures.url(), DurationText.of(idleLimit));
         try {
-            HttpResponse<BodyStream> head = ImageRequests.send(client, source.url(), "HEAD", clock, failures);
+            HttpResponse<BodyStream> head = ImageRequests.send(client.get(), source.url(), "HEAD", clock, failures);
             head.body().close();
             if (!headCannotTell(head)) {
                 return logged(failures, ResponseClassifier.publishedLength(head, failures));
             }
             LOG.debug("size of the image at {}: HEAD answered {} without a length, asking with a GET", failures.url(),
                     head.statusCode());
-            HttpResponse<BodyStream> get = ImageRequests.send(client, source.url(), "GET", clock, failures);
+            HttpResponse<BodyStream> get = ImageRequests.send(client.get(), source.url(), "GET", clock, failures);
             // Only the headers matter: closing the body at once stops the download.
             get.body().close();
             return logged(failures, ResponseClassifier.publishedLength(get, failures));

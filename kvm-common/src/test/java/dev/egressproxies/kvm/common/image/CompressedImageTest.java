@@ -25,7 +25,7 @@ class CompressedImageTest {
     private static final Duration GENEROUS = Duration.ofSeconds(30);
 
     private final ImageTestServer server = new ImageTestServer();
-    private final ImageFetcher fetcher = new ImageFetcher(TestImages.followingClient(), ProgressReporter.SILENT,
+    private final ImageFetcher fetcher = new ImageFetcher(TestImages::followingClient, ProgressReporter.SILENT,
             TransferBudget.of(GENEROUS));
 
     CompressedImageTest() throws IOException {

@@ -141,7 +141,7 @@ class FetchBodyTest {
             TransferBudget budget = new TransferBudget(Duration.ofMillis(1500), Duration.ofMillis(500));
             long started = System.nanoTime();
 
-            ImageFetchException failure = fetchFailure(new ImageFetcher(TestImages.followingClient(),
+            ImageFetchException failure = fetchFailure(new ImageFetcher(TestImages::followingClient,
                     ProgressReporter.SILENT, budget), source("/disk.qcow2").build(), new Consumers.UploadLike());
 
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
@@ -158,7 +158,7 @@ class FetchBodyTest {
             server.serveNothing("/disk.qcow2");
             TransferBudget budget = new TransferBudget(Duration.ofMillis(800), Duration.ofMillis(300));
 
-            ImageFetchException failure = fetchFailure(new ImageFetcher(TestImages.followingClient(),
+            ImageFetchException failure = fetchFailure(new ImageFetcher(TestImages::followingClient,
                     ProgressReporter.SILENT, budget), source("/disk.qcow2").build(), new Consumers.UploadLike());
 
             assertThat(failure.reason()).isEqualTo(Reason.TRANSFER_BUDGET);
@@ -310,7 +310,7 @@ class FetchBodyTest {
             };
         };
 
-        new ImageFetcher(TestImages.followingClient(), recording, TransferBudget.of(GENEROUS)).fetch(
+        new ImageFetcher(TestImages::followingClient, recording, TransferBudget.of(GENEROUS)).fetch(
                 source("/disk.qcow2").build(), "downloading disk to host-1", Deadline.after(GENEROUS),
                 new Consumers.UploadLike());
 
@@ -319,7 +319,7 @@ class FetchBodyTest {
     }
 
     private static ImageFetcher idleFetcher(Duration idleLimit) {
-        return new ImageFetcher(TestImages.followingClient(), ProgressReporter.SILENT, TransferBudget.of(GENEROUS),
+        return new ImageFetcher(TestImages::followingClient, ProgressReporter.SILENT, TransferBudget.of(GENEROUS),
                 idleLimit);
     }
 
@@ -332,7 +332,7 @@ class FetchBodyTest {
     }
 
     private ImageFetcher fetcher(Duration budget) {
-        return new ImageFetcher(TestImages.followingClient(), ProgressReporter.SILENT, TransferBudget.of(budget));
+        return new ImageFetcher(TestImages::followingClient, ProgressReporter.SILENT, TransferBudget.of(budget));
     }
 
     private ImageSource.Builder source(String path) {

@@ -20,7 +20,7 @@ class FetchClassificationTest {
     private static final byte[] IMAGE = TestImages.disk(200_000, 1);
 
     private final ImageTestServer server = new ImageTestServer();
-    private final ImageFetcher fetcher = new ImageFetcher(TestImages.followingClient(), ProgressReporter.SILENT,
+    private final ImageFetcher fetcher = new ImageFetcher(TestImages::followingClient, ProgressReporter.SILENT,
             TransferBudget.of(Duration.ofSeconds(30)));
     private final Consumers.Collecting consumer = new Consumers.Collecting();
 
@@ -101,7 +101,7 @@ class FetchClassificationTest {
     @Test
     void aRedirectTheClientDoesNotFollowIsPermanentAndNamesOnlyTheTargetHost() {
         server.redirect("/disk.qcow2", "https://mirror.example.org:8443/secret-path/disk.qcow2?token=abc");
-        ImageFetcher strict = new ImageFetcher(TestImages.nonFollowingClient(), ProgressReporter.SILENT,
+        ImageFetcher strict = new ImageFetcher(TestImages::nonFollowingClient, ProgressReporter.SILENT,
                 TransferBudget.of(Duration.ofSeconds(30)));
 
         ImageFetchException failure = catchThrowableOfType(ImageFetchException.class, () -> strict.fetch(

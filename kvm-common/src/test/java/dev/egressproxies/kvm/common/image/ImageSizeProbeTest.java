@@ -20,7 +20,7 @@ class ImageSizeProbeTest {
     private static final byte[] IMAGE = TestImages.disk(100_000, 4);
 
     private final ImageTestServer server = new ImageTestServer();
-    private final ImageSizeProbe probe = new ImageSizeProbe(TestImages.followingClient());
+    private final ImageSizeProbe probe = new ImageSizeProbe(TestImages::followingClient);
 
     ImageSizeProbeTest() throws IOException {
     }
@@ -138,7 +138,7 @@ class ImageSizeProbeTest {
         long started = System.nanoTime();
 
         ImageFetchException failure = catchThrowableOfType(ImageFetchException.class,
-                () -> new ImageSizeProbe(TestImages.followingClient(), Duration.ofSeconds(1))
+                () -> new ImageSizeProbe(TestImages::followingClient, Duration.ofSeconds(1))
                         .publishedBytes(source("/disk.qcow2"), Deadline.after(Duration.ofMinutes(30))));
 
         assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);

@@ -40,7 +40,7 @@ class ImageUploadIT {
     private static byte[] qcow2;
 
     private final Leftovers leftovers = new Leftovers();
-    private final ImageFetcher fetcher = new ImageFetcher(TestImages.followingClient(), ProgressReporter.SILENT,
+    private final ImageFetcher fetcher = new ImageFetcher(TestImages::followingClient, ProgressReporter.SILENT,
             TransferBudget.of(GENEROUS));
 
     @BeforeAll

@@ -68,7 +68,7 @@ class RedactionTest {
         String path = "/" + DIRECTORY + "/" + name.replace(' ', '-') + "-" + FILE + arranged.suffix();
         arranged.arrange().accept(path);
         ImageSource source = arranged.declare().apply(ImageSource.builder(secretUrl(SERVER.port(), path))).build();
-        ImageFetcher fetcher = new ImageFetcher(TestImages.nonFollowingClient(), ProgressReporter.SILENT,
+        ImageFetcher fetcher = new ImageFetcher(TestImages::nonFollowingClient, ProgressReporter.SILENT,
                 new TransferBudget(Duration.ofMillis(1500), Duration.ofMillis(500)));
 
         Throwable failure = catchThrowable(() -> fetcher.fetch(source, "test", Deadline.after(Duration.ofSeconds(10)),
@@ -87,7 +87,7 @@ class RedactionTest {
         }
         ImageSource source = ImageSource.builder(secretUrl(closedPort, "/" + DIRECTORY + "/" + FILE + ".qcow2")).build();
 
-        Throwable failure = catchThrowable(() -> new ImageFetcher(TestImages.followingClient(), ProgressReporter.SILENT,
+        Throwable failure = catchThrowable(() -> new ImageFetcher(TestImages::followingClient, ProgressReporter.SILENT,
                 TransferBudget.of(Duration.ofSeconds(10))).fetch(source, "test", Deadline.after(Duration.ofSeconds(10)),
                 new Consumers.UploadLike()));
 
@@ -103,7 +103,7 @@ class RedactionTest {
         });
         ImageSource source = ImageSource.builder(secretUrl(SERVER.port(), path)).build();
 
-        Throwable failure = catchThrowable(() -> new ImageSizeProbe(TestImages.followingClient())
+        Throwable failure = catchThrowable(() -> new ImageSizeProbe(TestImages::followingClient)
                 .publishedBytes(source, Deadline.after(Duration.ofSeconds(10))));
 
         assertThat(failure).isInstanceOf(ImageFetchException.class).hasMessageContaining("HTTP 410");

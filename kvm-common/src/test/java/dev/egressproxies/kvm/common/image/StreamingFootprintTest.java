@@ -26,7 +26,7 @@ class StreamingFootprintTest {
     private static final long RETAINED_LIMIT = 48 * MIB;
 
     private final ImageTestServer server = new ImageTestServer();
-    private final ImageFetcher fetcher = new ImageFetcher(TestImages.followingClient(), ProgressReporter.SILENT,
+    private final ImageFetcher fetcher = new ImageFetcher(TestImages::followingClient, ProgressReporter.SILENT,
             TransferBudget.of(Duration.ofMinutes(5)));
     private final Runtime runtime = Runtime.getRuntime();
 
