@@ -181,8 +181,6 @@ bench_ingest() {
   cleanups+=("remove_instance_and_base")
   BETWEEN_RUNS=remove_instance_and_base measure egressctl-create "$ingest_runs" \
     "$egressctl" --config "$ingest_config" create "$ingest_name" --machine-type small --image bench
-  # The create's own log line says how long the fetch took and how many bytes it moved.
-  grep -h -i 'fetch\|ingest\|upload' "$work/egressctl-create.err" | tail -n 2 | sed 's/^/  log: /' || true
   # One virsh session, as egressctl has one SSH connection: create the volume, then upload.
   BETWEEN_RUNS="$virsh_q vol-delete --pool $EGRESS_TEST_POOL $upload >/dev/null" \
     measure virsh-vol-upload "$ingest_runs" "${ingest_virsh[@]}" \
