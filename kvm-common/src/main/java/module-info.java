@@ -13,6 +13,7 @@ module dev.egressproxies.kvm.common {
     // libvirt-java's POM marks JNA "provided", so JNA enters the module graph only through this line.
     requires com.sun.jna;
     requires org.apache.commons.compress;
+    requires org.apache.commons.io;
     // Commons Compress declares its xz and zstd decoders "requires static": without these, such images fail.
     requires org.tukaani.xz;
     requires com.github.luben.zstd_jni;

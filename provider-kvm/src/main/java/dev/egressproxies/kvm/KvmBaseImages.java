@@ -2,9 +2,9 @@ package dev.egressproxies.kvm;
 
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.kvm.common.config.HostSettings;
-import dev.egressproxies.kvm.common.image.FetchResult;
+import dev.egressproxies.kvm.common.image.ImageFetcher;
+import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
 import dev.egressproxies.kvm.common.image.ImageFetchException;
-import dev.egressproxies.kvm.common.image.ImageSizeProbe;
 import dev.egressproxies.kvm.common.image.ImageSource;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseImageStrategy;
@@ -66,17 +66,17 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
     private final KvmConfig config;
     private final HostCaller hosts;
     private final BaseVolumeFetch fetch;
-    private final ImageSizeProbe probe;
+    private final ImageFetcher probe;
     private final BaseImageDiscard discard;
     private final KeyedLocks locks = new KeyedLocks();
     private final FetchLeases leases;
 
-    KvmBaseImages(String entry, KvmConfig config, HostCaller hosts, BaseVolumeFetch fetch, ImageSizeProbe probe) {
+    KvmBaseImages(String entry, KvmConfig config, HostCaller hosts, ImageFetcher fetcher) {
         this.entry = entry;
         this.config = config;
         this.hosts = hosts;
-        this.fetch = fetch;
-        this.probe = probe;
+        this.fetch = new BaseVolumeFetch(fetcher);
+        this.probe = fetcher;
         this.discard = new BaseImageDiscard(hosts);
         this.leases = new FetchLeases(discard);
     }

@@ -4,9 +4,7 @@ import dev.egressproxies.api.spi.ProviderContext;
 import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.host.HostConnections;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
-import dev.egressproxies.kvm.common.image.ImageSizeProbe;
-import dev.egressproxies.kvm.common.image.TransferBudget;
-import dev.egressproxies.kvm.common.instance.BaseVolumeFetch;
+import dev.egressproxies.kvm.common.image.ImageFetcher.TransferBudget;
 import dev.egressproxies.kvm.common.instance.EntrySettings;
 import dev.egressproxies.kvm.common.instance.HostCaller;
 import dev.egressproxies.kvm.common.instance.InstanceEngine;
@@ -45,9 +43,7 @@ public final class KvmProvider extends InstanceEngine<KvmImageChoice> {
 
     private static KvmBaseImages images(String entry, KvmConfig config, ProviderContext context, HostCaller hosts) {
         // No transfer budget of its own (kvm has no such setting): the caller's deadline bounds a download.
-        BaseVolumeFetch fetch = new BaseVolumeFetch(new ImageFetcher(context::httpClient, context.progress(),
+        return new KvmBaseImages(entry, config, hosts, new ImageFetcher(context::httpClient, context.progress(),
                 TransferBudget.none(), config.imageIdleTimeout()));
-        return new KvmBaseImages(entry, config, hosts, fetch,
-                new ImageSizeProbe(context::httpClient, config.imageIdleTimeout()));
     }
 }

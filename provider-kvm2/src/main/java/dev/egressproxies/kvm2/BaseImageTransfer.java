@@ -2,9 +2,9 @@ package dev.egressproxies.kvm2;
 
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.host.HostConnections;
-import dev.egressproxies.kvm.common.image.FetchResult;
 import dev.egressproxies.kvm.common.image.ImageFetchException;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
+import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseVolumeFetch;
 import dev.egressproxies.kvm.common.instance.Call;

@@ -3,9 +3,9 @@ package dev.egressproxies.kvm2;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.kvm.common.config.HostSettings;
-import dev.egressproxies.kvm.common.image.FetchResult;
+import dev.egressproxies.kvm.common.image.ImageFetcher;
+import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
 import dev.egressproxies.kvm.common.image.ImageFetchException;
-import dev.egressproxies.kvm.common.image.ImageSizeProbe;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseImageStrategy;
 import dev.egressproxies.kvm.common.instance.Call;
@@ -68,7 +68,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
 
     private final ImageCatalogue catalogue;
     private final HostCaller hosts;
-    private final ImageSizeProbe probe;
+    private final ImageFetcher probe;
     private final Duration rpcBudget;
     private final PoolSpace space;
     private final BaseImageTransfer transfer;
@@ -77,7 +77,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     private final KeyedLocks locks = new KeyedLocks();
     private final FetchLeases leases;
 
-    DigestPinnedImages(ImageCatalogue catalogue, HostCaller hosts, ImageSizeProbe probe, Duration rpcBudget,
+    DigestPinnedImages(ImageCatalogue catalogue, HostCaller hosts, ImageFetcher probe, Duration rpcBudget,
                        PoolSpace space, BaseImageTransfer transfer, BaseImageDiscard discard,
                        Kvm2Telemetry telemetry) {
         this.catalogue = catalogue;

@@ -9,8 +9,7 @@ import dev.egressproxies.api.spi.ProviderContext;
 import dev.egressproxies.kvm.common.host.CachingHostConnections;
 import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
-import dev.egressproxies.kvm.common.image.ImageSizeProbe;
-import dev.egressproxies.kvm.common.image.TransferBudget;
+import dev.egressproxies.kvm.common.image.ImageFetcher.TransferBudget;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.EntrySettings;
 import dev.egressproxies.kvm.common.instance.HostCaller;
@@ -56,12 +55,11 @@ public final class Kvm2Provider extends InstanceEngine<Kvm2Image> {
                                              HostDialer dialer, Kvm2Telemetry telemetry, HostCaller hosts) {
         Duration dialTimeout = config.sshAccess().dialTimeout();
         BaseImageDiscard discard = new BaseImageDiscard(hosts, config.rpcBudget());
-        BaseImageTransfer transfer = new BaseImageTransfer(
-                new ImageFetcher(context::httpClient, context.progress(), TransferBudget.of(config.transferBudget()),
-                        config.imageIdleTimeout()),
+        ImageFetcher fetcher = new ImageFetcher(context::httpClient, context.progress(),
+                TransferBudget.of(config.transferBudget()), config.imageIdleTimeout());
+        BaseImageTransfer transfer = new BaseImageTransfer(fetcher,
                 () -> new CachingHostConnections(dialer, dialTimeout), config.transferBudget(), discard);
-        return new DigestPinnedImages(new ImageCatalogue(entry, config.images()), hosts,
-                new ImageSizeProbe(context::httpClient, config.imageIdleTimeout()), config.rpcBudget(),
+        return new DigestPinnedImages(new ImageCatalogue(entry, config.images()), hosts, fetcher, config.rpcBudget(),
                 new PoolSpace(config.diskSizeGb()), transfer, discard, telemetry);
     }
 

@@ -1,6 +1,12 @@
 package dev.egressproxies.kvm.common.image;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.Locale;
+import org.apache.commons.compress.compressors.bzip2.BZip2CompressorInputStream;
+import org.apache.commons.compress.compressors.gzip.GzipCompressorInputStream;
+import org.apache.commons.compress.compressors.xz.XZCompressorInputStream;
+import org.apache.commons.compress.compressors.zstandard.ZstdCompressorInputStream;
 
 /**
  * How a published image file is compressed; the pipeline decompresses it on the fly, so the
@@ -17,6 +23,13 @@ public enum Compression {
     BZIP2("bzip2", ".bz2"),
     /** Zstandard; several frames are read as one stream. */
     ZSTD("zstd", ".zst");
+
+    /**
+     * The memory an xz decoder may take: xz -9 and -9e need 65 MiB, so every preset fits, and a
+     * file that asks for more (a custom dictionary of up to 1.5 GiB) is refused instead of taking
+     * the process down. The other decoders work in fixed memory of their own.
+     */
+    static final int XZ_MEMORY_LIMIT_KIB = 128 * 1024;
 
     private final String configName;
     private final String fileSuffix;
@@ -49,5 +62,28 @@ public enum Compression {
             }
         }
         throw new IllegalArgumentException("compression '" + text + "' is not one of none, xz, gzip, bzip2 or zstd");
+    }
+
+    /**
+     * {@code published} decoded with Commons Compress; {@code published} itself for none.
+     * Concatenated streams (pigz, pbzip2, several xz streams or zstd frames) are read as one, as the
+     * command-line tools do. Opening a decoder reads the stream's header.
+     */
+    InputStream decoder(InputStream published) throws IOException {
+        return switch (this) {
+            case NONE -> published;
+            case XZ -> XZCompressorInputStream.builder()
+                    .setInputStream(published)
+                    .setDecompressConcatenated(true)
+                    .setMemoryLimitKiB(XZ_MEMORY_LIMIT_KIB)
+                    .get();
+            case GZIP -> GzipCompressorInputStream.builder()
+                    .setInputStream(published)
+                    .setDecompressConcatenated(true)
+                    .get();
+            case BZIP2 -> new BZip2CompressorInputStream(published, true);
+            // zstd-jni decodes frame after frame by itself; its window is capped by libzstd's default.
+            case ZSTD -> new ZstdCompressorInputStream(published);
+        };
     }
 }

@@ -9,7 +9,7 @@ import java.util.Objects;
  * {@link dev.egressproxies.api.ProviderException} with the operation, entry and instance.
  *
  * <p>The message names the image by its {@link RedactedUrl} only and says what to do. Causes are
- * {@linkplain RedactedCause redacted copies}, so no part of the exception chain shows the URL's
+ * redacted copies, so no part of the exception chain shows the URL's
  * user information, path or query.
  */
 public final class ImageFetchException extends RuntimeException {

@@ -3,25 +3,28 @@ package dev.egressproxies.kvm.common.image;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.spi.ProgressReporter;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
-import java.util.function.Supplier;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Fetches a published image over HTTP and streams it, decompressed and unpacked, into a consumer
  * (a volume upload), checking the published bytes' length and sha256 on the way: no temporary
- * files, and memory that does not grow with the image.
+ * files, and memory that does not grow with the image. Also tells an image's published size
+ * without downloading it, for a quota precheck.
  *
- * <p>The pipeline: GET (redirects followed by the {@link HttpClient} given) → the published bytes,
- * counted and hashed → the decoder for the declared compression → the declared tar member → the
- * consumer. The published bytes are checked when they end, before the consumer receives the last
- * image byte (or the image's end): a consumer that writes exactly what it reads never completes a
- * write of bytes that fail the checks, because its read fails first.
+ * <p>The pipeline: GET (redirects followed by the {@link HttpClient} given) → {@link SourceStream}
+ * (counted, watched) → {@link VerifyingStream} (hashed, bounded) → {@link UnpackedStream} (decoder,
+ * tar member) → the consumer. The published bytes are checked when they end, before the consumer
+ * receives the last image byte (or the image's end): a consumer that writes exactly what it reads
+ * never completes a write of bytes that fail the checks, because its read fails first.
  *
  * <p>Time: the body must end within the {@link TransferBudget}'s body limit and before the
  * caller's {@link Deadline}; a watchdog closes it when either passes. A server that stays silent
@@ -30,12 +33,12 @@ import org.slf4j.LoggerFactory;
  * read on an interrupted thread fails at once, and so does one blocked on the body when its thread
  * is interrupted.
  *
- * <p>Failure semantics: every failure is an {@link ImageFetchException} (classified TRANSIENT or
- * PERMANENT, with a message that names the image by its {@link RedactedUrl} and says what to do),
- * except a failure of the consumer's own, which is rethrown as it is. When the fetch fails after
- * the consumer began, the consumer may have written part of the image, or, if it stopped reading
- * early and returned, all of it unchecked: the caller must delete what the consumer wrote, and
- * write its completeness marker only after {@code fetch} returned.
+ * <p>Failure semantics: every failure is an {@link ImageFetchException} (classified as
+ * {@link FetchAttempt} says, with a message that names the image by its {@link RedactedUrl} and
+ * says what to do), except a failure of the consumer's own, which is rethrown as it is. When the
+ * fetch fails after the consumer began, the consumer may have written part of the image, or, if it
+ * stopped reading early and returned, all of it unchecked: the caller must delete what the
+ * consumer wrote, and write its completeness marker only after {@code fetch} returned.
  *
  * <p>Thread-safe; one instance serves any number of concurrent fetches.
  */
@@ -71,16 +74,11 @@ public final class ImageFetcher {
         this.client = Objects.requireNonNull(client, "client");
         this.progress = Objects.requireNonNull(progress, "progress");
         this.budget = Objects.requireNonNull(budget, "budget");
-        this.idleLimit = requirePositive(idleLimit);
-    }
-
-    /** {@code idleLimit}, checked to be positive. */
-    static Duration requirePositive(Duration idleLimit) {
         Objects.requireNonNull(idleLimit, "idleLimit");
         if (idleLimit.isNegative() || idleLimit.isZero()) {
             throw new IllegalArgumentException("the image idle limit must be positive, not " + idleLimit);
         }
-        return idleLimit;
+        this.idleLimit = idleLimit;
     }
 
     /**
@@ -91,33 +89,63 @@ public final class ImageFetcher {
      * @param deadline    when the caller gives up; the fetch then fails within about a second
      * @param consumer    where the image goes; must read it to its end
      * @return what was delivered, once the published bytes passed every check
-     * @throws ImageFetchException  when the fetch fails; see the class comment for what the caller
-     *                              must clean up
+     * @throws ImageFetchException   when the fetch fails; see the class comment for what the caller
+     *                               must clean up
      * @throws IllegalStateException when the consumer returned without reading the image to its end
      */
     public FetchResult fetch(ImageSource source, String description, Deadline deadline, ImageConsumer consumer) {
-        FetchFailures failures = FetchFailures.of(source.url());
-        TransferClock clock = TransferClock.forTransfer(deadline, budget, idleLimit);
+        FetchAttempt attempt = FetchAttempt.transfer(source.url(), deadline, budget, idleLimit);
         long started = System.nanoTime();
-        LOG.debug("{}: GET from {} (idle limit {})", description, failures.url(), DurationText.of(idleLimit));
+        LOG.debug("{}: GET from {} (idle limit {})", description, attempt.url(), FetchAttempt.text(idleLimit));
         try {
-            HttpResponse<BodyStream> response = ImageRequests.send(client.get(), source.url(), "GET", clock, failures);
-            BodyStream body = response.body();
-            try {
-                long length = ResponseClassifier.publishedLength(response, failures);
-                LOG.debug("{}: {} answered {}, {} bytes announced", description, failures.url(),
-                        response.statusCode(), length);
-                FetchResult result = transfer(source, description, clock, failures, body, length, consumer);
+            HttpResponse<SourceStream> response = attempt.send(client.get(), "GET");
+            // Closed in any case: also ends reads another thread may still make, and stops the watchdog.
+            try (SourceStream body = response.body()) {
+                long length = attempt.publishedLength(response);
+                LOG.debug("{}: {} answered {}, {} bytes announced", description, attempt.url(), response.statusCode(),
+                        length);
+                FetchResult result = transfer(source, description, attempt, body, length, consumer);
                 LOG.debug("{}: fetched {} bytes from {} ({} as image) in {} ms", description, result.publishedBytes(),
-                        failures.url(), result.decompressedBytes(), millisSince(started));
+                        attempt.url(), result.decompressedBytes(), millisSince(started));
                 return result;
-            } finally {
-                // Also ends reads another thread may still make, when the consumer handed the stream on.
-                body.close();
             }
         } catch (ImageFetchException failure) {
-            LOG.debug("{}: fetch from {} failed after {} ms: {}", description, failures.url(), millisSince(started),
+            LOG.debug("{}: fetch from {} failed after {} ms: {}", description, attempt.url(), millisSince(started),
                     failure.getMessage());
+            throw failure;
+        }
+    }
+
+    /**
+     * The published file's length in bytes, without downloading it: a HEAD request, and a GET whose
+     * body is closed at once when the HEAD answer cannot tell, because it was refused (405 or 501;
+     * 403 from a URL signed for GET only) or came without a Content-Length. The answer used is
+     * classified as for a fetch. A compressed image becomes larger once decompressed.
+     *
+     * @param deadline when the caller gives up; include the per-call budget in it; each answer's
+     *                 headers are waited for up to the idle limit
+     * @throws ImageFetchException classified as for a fetch
+     */
+    public long publishedBytes(ImageSource source, Deadline deadline) {
+        FetchAttempt attempt = FetchAttempt.probe(source.url(), deadline, idleLimit);
+        LOG.debug("size of the image at {}: HEAD (idle limit {})", attempt.url(), FetchAttempt.text(idleLimit));
+        try {
+            HttpResponse<SourceStream> answer = attempt.send(client.get(), "HEAD");
+            answer.body().close();
+            int status = answer.statusCode();
+            boolean refused = status == 403 || status == 405 || status == 501;
+            if (refused || FetchAttempt.isSuccess(answer) && answer.headers().firstValue("Content-Length").isEmpty()) {
+                LOG.debug("size of the image at {}: HEAD answered {} without a length, asking with a GET",
+                        attempt.url(), status);
+                answer = attempt.send(client.get(), "GET");
+                // Only the headers matter: closing the body at once stops the download.
+                answer.body().close();
+            }
+            long length = attempt.publishedLength(answer);
+            LOG.debug("size of the image at {}: {} bytes", attempt.url(), length);
+            return length;
+        } catch (ImageFetchException failure) {
+            LOG.debug("size of the image at {}: failed: {}", attempt.url(), failure.getMessage());
             throw failure;
         }
     }
@@ -126,49 +154,36 @@ public final class ImageFetcher {
         return (System.nanoTime() - startNanos) / 1_000_000;
     }
 
-    private FetchResult transfer(ImageSource source, String description, TransferClock clock, FetchFailures failures,
-                                 BodyStream body, long length, ImageConsumer consumer) {
-        FailureLatch latch = new FailureLatch();
+    private FetchResult transfer(ImageSource source, String description, FetchAttempt attempt, SourceStream body,
+                                 long length, ImageConsumer consumer) {
         try (ProgressReporter.Progress shown = progress.begin(description, length)) {
-            PublishedBytes published = new PublishedBytes(body, length, source.sha256(), shown, latch, failures,
-                    clock);
-            BodyWatchdog watchdog = BodyWatchdog.start(clock, published, body, latch, failures);
-            try {
-                ContentStream content = open(source, published, latch, failures);
-                deliver(consumer, content, latch);
-                if (!content.finished()) {
-                    throw new IllegalStateException("the image consumer returned after reading " + content.count()
-                            + " bytes of the image, before its end; it must read the whole image");
-                }
-                return new FetchResult(published.count(), published.sha256(), content.count());
-            } finally {
-                watchdog.close();
+            body.watch(attempt, length, shown);
+            VerifyingStream published = new VerifyingStream(body, length, source.sha256(), attempt);
+            UnpackedStream content = UnpackedStream.open(source, published, attempt);
+            deliver(consumer, content, attempt);
+            if (!content.finished()) {
+                throw new IllegalStateException("the image consumer returned after reading " + content.count()
+                        + " bytes of the image, before its end; it must read the whole image");
             }
-        }
-    }
-
-    private static ContentStream open(ImageSource source, PublishedBytes published, FailureLatch latch,
-                                      FetchFailures failures) {
-        try {
-            return ImageUnpacking.open(source, published, latch, failures);
-        } catch (FailureLatch.PipelineFailure failure) {
+            return new FetchResult(published.count(), published.sha256(), content.count());
+        } catch (FetchAttempt.Failed failure) {
             throw failure.failure();
         } catch (IOException unexpected) {
-            // ImageUnpacking turns every IOException into a recorded pipeline failure.
+            // Opening the stream layers turns every IOException into a recorded failure.
             throw new IllegalStateException("opening the image content failed unrecorded", unexpected);
         }
     }
 
     /**
-     * Runs the consumer. When it fails and the pipeline recorded a failure, the pipeline's is the
-     * cause (the consumer failed because its reads did) and is thrown; otherwise the consumer's own
-     * failure is rethrown unchanged, for the caller to classify.
+     * Runs the consumer. When it fails and the attempt recorded a failure, that is the cause (the
+     * consumer failed because its reads did) and is thrown; otherwise the consumer's own failure is
+     * rethrown unchanged, for the caller to classify.
      */
-    private static void deliver(ImageConsumer consumer, ContentStream content, FailureLatch latch) {
+    private static void deliver(ImageConsumer consumer, UnpackedStream content, FetchAttempt attempt) {
         try {
             consumer.accept(new ImageContent(content, content.length()));
         } catch (IOException | RuntimeException failure) {
-            ImageFetchException recorded = latch.recorded();
+            ImageFetchException recorded = attempt.failure();
             if (recorded != null) {
                 throw recorded;
             }
@@ -178,10 +193,99 @@ public final class ImageFetcher {
             }
             throw (RuntimeException) failure;
         }
-        ImageFetchException recorded = latch.recorded();
+        ImageFetchException recorded = attempt.failure();
         if (recorded != null && !content.finished()) {
             // The consumer swallowed a failed read and returned; the failure still stands.
             throw recorded;
+        }
+    }
+
+    /**
+     * Where a fetch delivers the image: typically a volume upload. It must read the content to its
+     * end (or its announced length), and may throw whatever its own writing throws.
+     */
+    @FunctionalInterface
+    public interface ImageConsumer {
+        /**
+         * Writes the image somewhere.
+         *
+         * @param content the image's bytes; reads fail with an {@link IOException} when the fetch fails
+         * @throws IOException when the content or the consumer's own writing fails
+         */
+        void accept(ImageContent content) throws IOException;
+    }
+
+    /**
+     * The disk image a fetch hands its consumer: the bytes to write into the volume (decompressed
+     * and unpacked), and their number when it is known before they arrive: for an image published
+     * as it is (the Content-Length) and for a tar member (its header says), not for a compressed
+     * image. The stream delivers its last byte, or its end, only after every published byte passed
+     * the length and digest checks; until then a failure shows as an {@link IOException} from a
+     * read, so an upload fed from it aborts instead of finishing. The stream belongs to the fetch.
+     *
+     * @param stream the image's bytes
+     * @param length their number, when known in advance
+     */
+    public record ImageContent(InputStream stream, OptionalLong length) {
+        /** Checks the parts. */
+        public ImageContent {
+            Objects.requireNonNull(stream, "stream");
+            Objects.requireNonNull(length, "length");
+        }
+    }
+
+    /**
+     * What a successful fetch delivered: the published file, checked, and the image made from it.
+     *
+     * @param publishedBytes    the published file's length, equal to the Content-Length
+     * @param sha256            the lowercase hex sha256 of the published file (before decompression);
+     *                          the pinned one when the source pins one
+     * @param decompressedBytes the number of image bytes the consumer received
+     */
+    public record FetchResult(long publishedBytes, String sha256, long decompressedBytes) {
+    }
+
+    /**
+     * The time one image transfer may take, end to end, and how much of it is kept for the upload
+     * to finish or abort after the HTTP body ends: a mirror that stalls mid-image then ends the
+     * upload through its reader (a clean, reported failure), rather than through whatever the
+     * budget's end does to the connection the upload runs on.
+     *
+     * @param transfer    the whole transfer's time limit
+     * @param uploadGrace the part of it reserved after the body's end; shorter than {@code transfer}
+     */
+    public record TransferBudget(Duration transfer, Duration uploadGrace) {
+        /** The most {@link #of} reserves for the upload's end: libvirt finishes a stream in well under that. */
+        private static final Duration LONGEST_DEFAULT_GRACE = Duration.ofSeconds(30);
+        /** What {@link #none()} allows: as long as an unbounded {@link Deadline} lasts. */
+        private static final Duration YEAR = Duration.ofDays(365);
+
+        /** Checks that the grace is shorter than the budget. */
+        public TransferBudget {
+            Objects.requireNonNull(transfer, "transfer");
+            Objects.requireNonNull(uploadGrace, "uploadGrace");
+            if (uploadGrace.isNegative() || uploadGrace.compareTo(transfer) >= 0) {
+                throw new IllegalArgumentException("the upload grace of " + FetchAttempt.text(uploadGrace)
+                        + " must be at least zero and shorter than the transfer budget of "
+                        + FetchAttempt.text(transfer));
+            }
+        }
+
+        /** A budget of {@code transfer} that keeps a tenth of it, at most 30 seconds, for the upload's end. */
+        public static TransferBudget of(Duration transfer) {
+            Duration tenth = transfer.dividedBy(10);
+            return new TransferBudget(transfer, tenth.compareTo(LONGEST_DEFAULT_GRACE) > 0 ? LONGEST_DEFAULT_GRACE
+                    : tenth);
+        }
+
+        /** No budget of its own: only the caller's deadline (an unbounded one, a year) limits the transfer. */
+        public static TransferBudget none() {
+            return new TransferBudget(YEAR, Duration.ZERO);
+        }
+
+        /** How long the HTTP body may take: the budget less the grace. */
+        public Duration bodyLimit() {
+            return transfer.minus(uploadGrace);
         }
     }
 }

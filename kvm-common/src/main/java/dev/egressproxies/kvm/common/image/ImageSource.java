@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -36,6 +37,22 @@ import java.util.regex.Pattern;
 public record ImageSource(URI url, DiskFormat format, Compression compression, Archive archive,
                           Optional<String> archiveMember, Optional<String> sha256) {
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
+    /** What a URL path's end implies when nothing is declared; longest first, so {@code .tar.gz} wins over {@code .gz}. */
+    private static final List<Suffix> SUFFIXES = List.of(
+            new Suffix(".tar.bz2", Compression.BZIP2, Archive.TAR),
+            new Suffix(".tar.zst", Compression.ZSTD, Archive.TAR),
+            new Suffix(".tar.xz", Compression.XZ, Archive.TAR),
+            new Suffix(".tar.gz", Compression.GZIP, Archive.TAR),
+            new Suffix(".tbz2", Compression.BZIP2, Archive.TAR),
+            new Suffix(".tzst", Compression.ZSTD, Archive.TAR),
+            new Suffix(".tbz", Compression.BZIP2, Archive.TAR),
+            new Suffix(".tgz", Compression.GZIP, Archive.TAR),
+            new Suffix(".txz", Compression.XZ, Archive.TAR),
+            new Suffix(".tar", Compression.NONE, Archive.TAR),
+            new Suffix(".bz2", Compression.BZIP2, Archive.NONE),
+            new Suffix(".zst", Compression.ZSTD, Archive.NONE),
+            new Suffix(".xz", Compression.XZ, Archive.NONE),
+            new Suffix(".gz", Compression.GZIP, Archive.NONE));
 
     /**
      * Checks the source.
@@ -94,6 +111,18 @@ public record ImageSource(URI url, DiskFormat format, Compression compression, A
         return RedactedUrl.of(url);
     }
 
+    /** How the image is packed, for messages: "an xz-compressed tar archive". */
+    String packaging() {
+        String container = archive == Archive.TAR ? "tar archive" : "file";
+        return switch (compression) {
+            case NONE -> "an uncompressed " + container;
+            case XZ -> "an xz-compressed " + container;
+            case GZIP -> "a gzip-compressed " + container;
+            case BZIP2 -> "a bzip2-compressed " + container;
+            case ZSTD -> "a zstd-compressed " + container;
+        };
+    }
+
     @Override
     public String toString() {
         return "ImageSource[" + redactedUrl() + ", " + format.xmlName() + ", compression " + compression.configName()
@@ -142,6 +171,9 @@ public record ImageSource(URI url, DiskFormat format, Compression compression, A
             throw new IllegalArgumentException("the archive member name is blank or holds a NUL character; name"
                     + " the disk image's path inside the archive, such as disk.raw");
         }
+    }
+
+    private record Suffix(String text, Compression compression, Archive archive) {
     }
 
     /**
@@ -196,7 +228,9 @@ public record ImageSource(URI url, DiskFormat format, Compression compression, A
          * @throws IllegalArgumentException as {@link ImageSource#ImageSource} says
          */
         public ImageSource build() {
-            ImpliedPackaging implied = ImpliedPackaging.of(url.getPath());
+            String name = url.getPath() == null ? "" : url.getPath().toLowerCase(Locale.ROOT);
+            Suffix implied = SUFFIXES.stream().filter(suffix -> name.endsWith(suffix.text())).findFirst()
+                    .orElse(new Suffix("", Compression.NONE, Archive.NONE));
             Archive resolvedArchive = archive != null ? archive : archiveMember != null ? Archive.TAR : implied.archive();
             Compression resolvedCompression = compression != null ? compression : implied.compression();
             return new ImageSource(url, format, resolvedCompression, resolvedArchive, Optional.ofNullable(archiveMember),

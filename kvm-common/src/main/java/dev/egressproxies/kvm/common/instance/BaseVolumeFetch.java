@@ -1,9 +1,9 @@
 package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.kvm.common.config.HostSettings;
-import dev.egressproxies.kvm.common.image.FetchResult;
-import dev.egressproxies.kvm.common.image.ImageContent;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
+import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
+import dev.egressproxies.kvm.common.image.ImageFetcher.ImageContent;
 import dev.egressproxies.kvm.common.image.ImageSource;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;

@@ -1,5 +1,7 @@
 package dev.egressproxies.kvm.common.image;
 
+import dev.egressproxies.kvm.common.image.ImageFetcher.ImageContent;
+import dev.egressproxies.kvm.common.image.ImageFetcher.ImageConsumer;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,5 +1,7 @@
 package dev.egressproxies.kvm.common.image;
 
+import dev.egressproxies.kvm.common.image.ImageFetcher.TransferBudget;
+import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 

@@ -1,5 +1,7 @@
 package dev.egressproxies.kvm.common.image;
 
+import dev.egressproxies.kvm.common.image.ImageFetcher.TransferBudget;
+import dev.egressproxies.api.spi.ProgressReporter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -20,7 +22,8 @@ class ImageSizeProbeTest {
     private static final byte[] IMAGE = TestImages.disk(100_000, 4);
 
     private final ImageTestServer server = new ImageTestServer();
-    private final ImageSizeProbe probe = new ImageSizeProbe(TestImages::followingClient);
+    private final ImageFetcher probe = new ImageFetcher(TestImages::followingClient, ProgressReporter.SILENT,
+            TransferBudget.none());
 
     ImageSizeProbeTest() throws IOException {
     }
@@ -138,7 +141,8 @@ class ImageSizeProbeTest {
         long started = System.nanoTime();
 
         ImageFetchException failure = catchThrowableOfType(ImageFetchException.class,
-                () -> new ImageSizeProbe(TestImages::followingClient, Duration.ofSeconds(1))
+                () -> new ImageFetcher(TestImages::followingClient, ProgressReporter.SILENT, TransferBudget.none(),
+                        Duration.ofSeconds(1))
                         .publishedBytes(source("/disk.qcow2"), Deadline.after(Duration.ofMinutes(30))));
 
         assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);

@@ -1,5 +1,6 @@
 package dev.egressproxies.kvm.common.image;
 
+import dev.egressproxies.kvm.common.image.ImageFetcher.TransferBudget;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -103,8 +104,8 @@ class RedactionTest {
         });
         ImageSource source = ImageSource.builder(secretUrl(SERVER.port(), path)).build();
 
-        Throwable failure = catchThrowable(() -> new ImageSizeProbe(TestImages::followingClient)
-                .publishedBytes(source, Deadline.after(Duration.ofSeconds(10))));
+        Throwable failure = catchThrowable(() -> new ImageFetcher(TestImages::followingClient, ProgressReporter.SILENT,
+                TransferBudget.none()).publishedBytes(source, Deadline.after(Duration.ofSeconds(10))));
 
         assertThat(failure).isInstanceOf(ImageFetchException.class).hasMessageContaining("HTTP 410");
         assertShowsNoSecret(failure);
@@ -113,12 +114,12 @@ class RedactionTest {
     @Test
     void aForeignCausesMessageIsScrubbedToo() {
         java.net.URI url = java.net.URI.create(secretUrl(1, "/" + DIRECTORY + "/" + FILE));
-        FetchFailures failures = FetchFailures.of(url);
+        FetchAttempt attempt = FetchAttempt.probe(url, Deadline.none(), Duration.ofSeconds(1));
         IOException foreign = new IOException("failed to open " + url, new IOException("at /" + DIRECTORY + "/"
                 + FILE + "?t=" + TOKEN + " as " + USER));
 
-        ImageFetchException failure = failures.transientFailure(ImageFetchException.Reason.UNREACHABLE,
-                "could not fetch (" + failures.describe(foreign) + ")", foreign);
+        ImageFetchException failure = attempt.transientFailure(ImageFetchException.Reason.UNREACHABLE,
+                "could not fetch (" + attempt.url().describe(foreign) + ")", foreign);
 
         assertShowsNoSecret(failure);
         assertThat(failure.getCause()).hasMessageContaining("java.io.IOException: failed to open");

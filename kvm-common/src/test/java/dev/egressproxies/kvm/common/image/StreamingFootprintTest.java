@@ -1,5 +1,9 @@
 package dev.egressproxies.kvm.common.image;
 
+import dev.egressproxies.kvm.common.image.ImageFetcher.TransferBudget;
+import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
+import dev.egressproxies.kvm.common.image.ImageFetcher.ImageContent;
+import dev.egressproxies.kvm.common.image.ImageFetcher.ImageConsumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.api.Deadline;

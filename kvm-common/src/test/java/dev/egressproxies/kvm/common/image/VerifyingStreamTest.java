@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.ErrorKind;
-import dev.egressproxies.api.spi.ProgressReporter;
 import dev.egressproxies.kvm.common.image.ImageFetchException.Reason;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.Arrays;
 import java.time.Duration;
@@ -20,17 +20,17 @@ import org.junit.jupiter.api.Test;
  * The checks on the published bytes where no HTTP server can produce the case: a body longer than
  * its Content-Length (the JDK client stops at the announced length).
  */
-class PublishedBytesTest {
+class VerifyingStreamTest {
     private static final byte[] DATA = TestImages.disk(100_000, 5);
 
-    private final FailureLatch latch = new FailureLatch();
-    private final FetchFailures failures = FetchFailures.of(URI.create("https://images.example.org/disk.qcow2"));
+    private final FetchAttempt attempt = FetchAttempt.probe(URI.create("https://images.example.org/disk.qcow2"),
+            Deadline.none(), Duration.ofSeconds(30));
 
     @Test
     void moreBytesThanAnnouncedArePermanent() {
-        PublishedBytes published = published(new ByteArrayInputStream(DATA), DATA.length - 10, Optional.empty());
+        VerifyingStream published = published(new ByteArrayInputStream(DATA), DATA.length - 10, Optional.empty());
 
-        FailureLatch.PipelineFailure failure = catchThrowableOfType(FailureLatch.PipelineFailure.class,
+        FetchAttempt.Failed failure = catchThrowableOfType(FetchAttempt.Failed.class,
                 () -> published.readAllBytes());
 
         assertThat(failure.failure().kind()).isEqualTo(ErrorKind.PERMANENT);
@@ -40,7 +40,7 @@ class PublishedBytesTest {
 
     @Test
     void exactlyTheAnnouncedBytesAreVerifiedInTheReadThatBringsTheLast() throws IOException {
-        PublishedBytes published = published(new ByteArrayInputStream(DATA), DATA.length,
+        VerifyingStream published = published(new ByteArrayInputStream(DATA), DATA.length,
                 Optional.of(TestImages.sha256(DATA)));
 
         byte[] read = published.readNBytes(DATA.length);
@@ -53,10 +53,10 @@ class PublishedBytesTest {
 
     @Test
     void aBodyThatEndsEarlyIsTransient() {
-        PublishedBytes published = published(new ByteArrayInputStream(Arrays.copyOf(DATA, 1000)), DATA.length,
+        VerifyingStream published = published(new ByteArrayInputStream(Arrays.copyOf(DATA, 1000)), DATA.length,
                 Optional.empty());
 
-        FailureLatch.PipelineFailure failure = catchThrowableOfType(FailureLatch.PipelineFailure.class,
+        FetchAttempt.Failed failure = catchThrowableOfType(FetchAttempt.Failed.class,
                 () -> published.readAllBytes());
 
         assertThat(failure.failure().kind()).isEqualTo(ErrorKind.TRANSIENT);
@@ -65,17 +65,20 @@ class PublishedBytesTest {
 
     @Test
     void theFirstFailureIsTheOneReported() {
-        PublishedBytes published = published(new ByteArrayInputStream(DATA), DATA.length, Optional.empty());
-        latch.record(failures.transientFailure(Reason.DEADLINE, "first", null));
+        VerifyingStream published = published(new ByteArrayInputStream(DATA), DATA.length, Optional.empty());
+        attempt.fail(attempt.transientFailure(Reason.DEADLINE, "first", null));
 
-        FailureLatch.PipelineFailure failure = catchThrowableOfType(FailureLatch.PipelineFailure.class,
+        FetchAttempt.Failed failure = catchThrowableOfType(FetchAttempt.Failed.class,
                 () -> published.read(new byte[10]));
 
         assertThat(failure).hasMessage("first");
     }
 
-    private PublishedBytes published(InputStream body, long length, Optional<String> sha256) {
-        return new PublishedBytes(body, length, sha256, ProgressReporter.SILENT.begin("test", length), latch, failures,
-                TransferClock.forProbe(Deadline.none(), Duration.ofSeconds(30)));
+    private VerifyingStream published(InputStream body, long length, Optional<String> sha256) {
+        try {
+            return new VerifyingStream(body, length, sha256, attempt);
+        } catch (IOException impossible) {
+            throw new UncheckedIOException(impossible);
+        }
     }
 }

@@ -1,0 +1,245 @@
+package dev.egressproxies.kvm.common.image;
+
+import dev.egressproxies.api.spi.ProgressReporter;
+import dev.egressproxies.kvm.common.image.ImageFetchException.Reason;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * An image's HTTP response body as an {@link InputStream}: counts the bytes and reports progress,
+ * fails a read when the server stays silent for the idle limit, and, once {@link #watch watched},
+ * closes itself when the fetch's time is up. An interrupt of the reading thread ends a blocked read
+ * at once (with the interrupt flag kept), and so does {@link #close()} from another thread.
+ *
+ * <p>It replaces the JDK's {@code BodyHandlers.ofInputStream()}, whose read on Java 17 swallows
+ * interrupts, so a fetch stuck on a silent server could not be interrupted; and a response body
+ * takes no read timeout of its own. Demand is {@value #LISTS_AHEAD} lists of buffers ahead of the
+ * reader, so memory stays at about a MiB of the client's buffers whatever the body's size. Read
+ * failures become the fetch's: stalled, broken or interrupted, TRANSIENT.
+ */
+final class SourceStream extends InputStream implements HttpResponse.BodySubscriber<SourceStream> {
+    /** The end of the body (or of waiting for it); compared by identity. */
+    private static final List<ByteBuffer> END = Collections.unmodifiableList(new ArrayList<>(0));
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+    /**
+     * How many lists of buffers (one socket read each, 16 KiB by default) the client may deliver
+     * before the reader takes them: the client goes on reading while the reader hashes and uploads,
+     * rather than handing over between threads every 16 KiB, which held uploads to a fraction of
+     * what the link carries.
+     */
+    private static final int LISTS_AHEAD = 64;
+
+    private final BlockingQueue<List<ByteBuffer>> arrived = new LinkedBlockingQueue<>();
+    private final CompletableFuture<SourceStream> self = CompletableFuture.completedFuture(this);
+    private final CompletableFuture<Void> watchdog = new CompletableFuture<>();
+    private final long idleLimitNanos;
+    private volatile Flow.Subscription subscription;
+    private volatile Throwable failure;
+    private volatile boolean closed;
+    private volatile long count;
+    private Iterator<ByteBuffer> buffers = Collections.emptyIterator();
+    private ByteBuffer current = EMPTY;
+    private boolean ended;
+    private FetchAttempt attempt;
+    private long length;
+    private ProgressReporter.Progress progress;
+
+    private SourceStream(Duration idleLimit) {
+        this.idleLimitNanos = idleLimit.toNanos();
+    }
+
+    /**
+     * The body handler that makes one of these per response; a read that waits {@code idleLimit}
+     * for the server's next bytes fails.
+     */
+    static HttpResponse.BodyHandler<SourceStream> handler(Duration idleLimit) {
+        return responseInfo -> new SourceStream(idleLimit);
+    }
+
+    /**
+     * Starts the transfer of the {@code announced} bytes, before the first read: reads report to {@code progress}
+     * and fail as {@code attempt}'s failures, and when the attempt's time is up, that is recorded
+     * and the body closed, which ends a read blocked on it. Uses the JDK's shared delay scheduler,
+     * whose timer {@link #close()} cancels.
+     */
+    void watch(FetchAttempt fetch, long announced, ProgressReporter.Progress shown) {
+        this.attempt = fetch;
+        this.length = announced;
+        this.progress = shown;
+        watchdog.orTimeout(Math.max(1, fetch.remaining().toNanos()), TimeUnit.NANOSECONDS)
+                .whenComplete((ignored, timeout) -> {
+                    if (timeout instanceof TimeoutException) {
+                        fetch.fail(fetch.timeUp("after " + progressText() + " arrived", null));
+                        close();
+                    }
+                });
+    }
+
+    /** How many bytes arrived so far; may be read from any thread. */
+    long count() {
+        return count;
+    }
+
+    /** "N of M bytes", for messages. */
+    String progressText() {
+        return count + " of " + length + " bytes";
+    }
+
+    @Override
+    public CompletionStage<SourceStream> getBody() {
+        // Complete at once: the response is handed over when its headers are in, the body read later.
+        return self;
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription newSubscription) {
+        subscription = newSubscription;
+        if (closed) {
+            newSubscription.cancel();
+            return;
+        }
+        newSubscription.request(LISTS_AHEAD);
+    }
+
+    @Override
+    public void onNext(List<ByteBuffer> item) {
+        arrived.add(item);
+    }
+
+    @Override
+    public void onError(Throwable error) {
+        failure = error;
+        arrived.add(END);
+    }
+
+    @Override
+    public void onComplete() {
+        arrived.add(END);
+    }
+
+    @Override
+    public int read() throws IOException {
+        byte[] one = new byte[1];
+        return read(one, 0, 1) == -1 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] target, int offset, int wanted) throws IOException {
+        attempt.throwIfFailed();
+        if (Thread.currentThread().isInterrupted()) {
+            throw attempt.fail(attempt.interrupted("interrupted after " + progressText() + " arrived from "
+                    + attempt.url(), null));
+        }
+        if (wanted == 0) {
+            return 0;
+        }
+        ByteBuffer buffer;
+        try {
+            buffer = bufferWithData();
+        } catch (SocketTimeoutException idle) {
+            attempt.throwIfFailed();
+            throw attempt.fail(attempt.stalled("after " + progressText() + " of the image arrived", idle));
+        } catch (IOException broken) {
+            // A watchdog that closed the body recorded why first; that is the failure to report.
+            attempt.throwIfFailed();
+            if (Thread.currentThread().isInterrupted() || broken instanceof InterruptedIOException) {
+                throw attempt.fail(attempt.interrupted("interrupted after " + progressText() + " arrived from "
+                        + attempt.url(), broken));
+            }
+            throw attempt.fail(attempt.transientFailure(Reason.BODY_BROKEN, "the server sent " + progressText()
+                    + " of the image from " + attempt.url() + " before the connection broke ("
+                    + attempt.url().describe(broken) + "); retry", broken));
+        }
+        if (buffer == null) {
+            return -1;
+        }
+        int read = Math.min(wanted, buffer.remaining());
+        buffer.get(target, offset, read);
+        count += read;
+        progress.advance(read);
+        return read;
+    }
+
+    @Override
+    public int available() {
+        return current.remaining();
+    }
+
+    /** Stops the body and its watchdog: cancels the download and ends any read, now or later, with an error. */
+    @Override
+    public void close() {
+        watchdog.complete(null);
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Flow.Subscription active = subscription;
+        if (active != null) {
+            active.cancel();
+        }
+        arrived.add(END);
+    }
+
+    /** The buffer to read from next, waiting for one if need be; null at the body's end. */
+    private ByteBuffer bufferWithData() throws IOException {
+        while (!current.hasRemaining()) {
+            if (buffers.hasNext()) {
+                current = buffers.next();
+                continue;
+            }
+            if (closed) {
+                throw new IOException("the response body was closed");
+            }
+            if (ended) {
+                return null;
+            }
+            List<ByteBuffer> next = take();
+            if (next == END) {
+                if (closed) {
+                    throw new IOException("the response body was closed");
+                }
+                if (failure != null) {
+                    throw new IOException(failure.getMessage(), failure);
+                }
+                ended = true;
+                return null;
+            }
+            buffers = next.iterator();
+            // One more for the one taken: the client stays LISTS_AHEAD lists ahead, memory bounded.
+            subscription.request(1);
+        }
+        return current;
+    }
+
+    private List<ByteBuffer> take() throws IOException {
+        try {
+            List<ByteBuffer> next = arrived.poll(idleLimitNanos, TimeUnit.NANOSECONDS);
+            if (next == null) {
+                throw new SocketTimeoutException("no bytes of the response body arrived for "
+                        + TimeUnit.NANOSECONDS.toMillis(idleLimitNanos) + " ms");
+            }
+            return next;
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            InterruptedIOException thrown = new InterruptedIOException("interrupted while waiting for the response body");
+            thrown.initCause(interrupted);
+            throw thrown;
+        }
+    }
+}
