@@ -1,86 +1,153 @@
 package dev.egressproxies.kvm.common.local;
 
 import dev.egressproxies.kvm.common.host.LibvirtTransport;
+import java.io.Closeable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A private local unix socket whose every connection is relayed to another unix socket on this
- * machine, and which can be cut from any thread: the in-process counterpart of an SSH tunnel.
+ * A private local unix socket whose every connection is piped to a far end that an {@link
+ * Upstream} opens: a channel through an SSH session, or another unix socket on this machine.
  *
- * <p>A libvirt connection made straight to a local daemon's socket cannot be cut from outside, so a
- * call blocked on a daemon that hangs could never be made to return. Through the relay it can:
- * {@link #close()} closes the listening socket and both ends of every relayed connection, and the
- * blocked call fails at once.
+ * <p>libvirt connects to the socket, and its connection cannot be cut from outside while a call is
+ * blocked in it. Through the relay it can: {@link #close()} closes the listening socket and both
+ * ends of every connection from any thread, and the blocked call fails at once. An end of stream
+ * travels on as a half-close, so either side sees the other hang up.
  *
- * <p>The socket lives in a fresh {@link PrivateSocketDirectory} that only this user may enter (mode
- * 0700), since whoever can connect to it controls the hypervisor.
+ * <p>Whoever can connect to the socket controls the hypervisor, and a socket file's own mode is not
+ * honoured everywhere, so it lives in a fresh folder created with mode 0700. No folder outlives its
+ * process: {@link #close()} deletes it, a shutdown hook deletes those still open at exit, and the
+ * name {@code PREFIX + PID + "-" + random} lets the first relay a process starts with a prefix
+ * remove that prefix's folders whose process is gone (killed, crashed).
  */
 public final class UnixSocketRelay implements LibvirtTransport {
+    /** Every relay thread's name starts with this. */
+    public static final String THREAD_PREFIX = "egress-relay-";
+    private static final Logger LOG = LoggerFactory.getLogger(UnixSocketRelay.class);
     private static final String SOCKET_NAME = "libvirt.sock";
+    /** Toward the far end several SSH packets per read, so a bulk upload costs fewer reads and flushes. */
+    private static final int TO_FAR_END_BYTES = 256 * 1024;
+    /** libvirt's replies are at most a few hundred KiB; this moves most in one or two reads. */
+    private static final int TO_CLIENT_BYTES = 64 * 1024;
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+    private static final Pattern OWNED = Pattern.compile("(\\d+)-\\d+");
     private static final AtomicInteger RELAY_NUMBERS = new AtomicInteger();
+    // Process-wide by nature: the JVM's exit is one event for all folders, and the sweep of dead
+    // processes' folders is needed once per prefix and process.
+    private static final Set<Path> OPEN_FOLDERS = ConcurrentHashMap.newKeySet();
+    private static final Set<String> SWEPT_PREFIXES = ConcurrentHashMap.newKeySet();
 
-    private final Path target;
-    private final PrivateSocketDirectory folder;
-    private final Path socket;
+    static {
+        try {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> OPEN_FOLDERS.forEach(UnixSocketRelay::deleteQuietly),
+                    "egress-socket-folder-cleanup"));
+        } catch (IllegalStateException shuttingDown) {
+            // Loaded during the JVM's exit: close() is then the only cleanup.
+        }
+    }
+
+    /** Opens the far end of each connection the relay accepts. */
+    @FunctionalInterface
+    public interface Upstream {
+        /** Opens the far end of one connection; runs on that connection's own thread, so it may wait. */
+        FarEnd connect() throws IOException;
+
+        /** Releases what carries the far ends (an SSH session); called once, when the relay closes. */
+        default void close() {
+        }
+    }
+
+    /** The far end of one connection: bytes both ways, and an end of output that keeps reading. */
+    public interface FarEnd extends Closeable {
+        /** Reads into {@code buffer}; returns -1 at end of stream. */
+        int read(ByteBuffer buffer) throws IOException;
+
+        /** Writes all of {@code buffer}. */
+        void write(ByteBuffer buffer) throws IOException;
+
+        /** Sends end of stream, keeping the other direction open (a half-close). */
+        void shutdownOutput() throws IOException;
+
+        /** Returns the far end of a socket channel. */
+        static FarEnd of(SocketChannel socket) {
+            return new SocketEnd(socket);
+        }
+    }
+
+    private final Path folder;
     private final ServerSocketChannel listener;
-    private final String name;
-    private final Set<RelayedConnection> connections = ConcurrentHashMap.newKeySet();
+    private final Upstream upstream;
+    private final String name = THREAD_PREFIX + RELAY_NUMBERS.incrementAndGet();
+    private final Set<Relayed> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connectionNumbers = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** Set when a relayed connection ended on its own: the daemon hung up or restarted. */
+    /** Set when a connection ended on its own: libvirt uses one for a link's whole life. */
     private volatile boolean connectionLost;
+    private volatile String lossReason;
 
-    private UnixSocketRelay(Path target, PrivateSocketDirectory folder, ServerSocketChannel listener) {
-        this.target = target;
+    private UnixSocketRelay(Path folder, ServerSocketChannel listener, Upstream upstream) {
         this.folder = folder;
-        this.socket = folder.resolve(SOCKET_NAME);
         this.listener = listener;
-        this.name = "egress-relay-" + RELAY_NUMBERS.incrementAndGet();
+        this.upstream = upstream;
     }
 
     /**
-     * Starts a relay to the unix socket at {@code target}, listening in a new private folder in the
-     * system's temporary folder. The target is connected once per accepted connection.
+     * Starts a relay that connects each accepted connection to the unix socket at {@code target},
+     * listening in a new private folder named {@code egress-libvirt-PID-random}.
      */
     public static UnixSocketRelay start(Path target) throws IOException {
-        PrivateSocketDirectory folder = PrivateSocketDirectory.create("egress-libvirt-");
-        UnixSocketRelay relay;
+        return start("egress-libvirt-", () -> FarEnd.of(SocketChannel.open(UnixDomainSocketAddress.of(target))));
+    }
+
+    /**
+     * Starts a relay to {@code upstream}, listening in a new private folder of the system's temporary
+     * folder named {@code folderPrefix + PID + "-" + random}. On failure {@code upstream} is closed.
+     */
+    public static UnixSocketRelay start(String folderPrefix, Upstream upstream) throws IOException {
+        Path folder = null;
         ServerSocketChannel listener = null;
         try {
+            folder = createFolder(folderPrefix);
             listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             listener.bind(UnixDomainSocketAddress.of(folder.resolve(SOCKET_NAME)));
-            relay = new UnixSocketRelay(target, folder, listener);
         } catch (IOException | RuntimeException e) {
             if (listener != null) {
                 listener.close();
             }
-            folder.close();
+            if (folder != null) {
+                deleteQuietly(folder);
+            }
+            upstream.close();
             throw e;
         }
-        Thread acceptor = new Thread(relay::acceptConnections, relay.name + "-accept");
-        acceptor.setDaemon(true);
-        acceptor.start();
+        UnixSocketRelay relay = new UnixSocketRelay(folder, listener, upstream);
+        startThread(relay.name + "-accept", relay::acceptConnections);
         return relay;
     }
 
     @Override
     public Path socketPath() {
-        return socket;
-    }
-
-    /** The socket this relay forwards to. */
-    public Path target() {
-        return target;
+        return folder.resolve(SOCKET_NAME);
     }
 
     /** How many connections are being relayed right now. */
@@ -88,38 +155,46 @@ public final class UnixSocketRelay implements LibvirtTransport {
         return connections.size();
     }
 
-    /**
-     * False once closed, and once a relayed connection ended on its own: a libvirt connection
-     * uses one socket connection for its whole life, so that one ending means the daemon hung up,
-     * and the link is noticed dead before a call fails on it.
-     */
+    /** False once closed, and once a connection ended on its own (the daemon hung up or restarted). */
     @Override
     public boolean isOpen() {
         return !closed.get() && !connectionLost;
     }
 
     @Override
+    public Optional<String> lossReason() {
+        return Optional.ofNullable(lossReason);
+    }
+
+    /** Closes the relay because what carries it is gone; {@link #lossReason()} then says {@code reason}. */
+    public void lose(String reason) {
+        if (!closed.get()) {
+            lossReason = reason;
+            LOG.warn("{} closed: {}", this, reason);
+            shutDown();
+        }
+    }
+
+    /** Closes the socket, every connection and the upstream, and deletes the folder; idempotent, never blocks. */
+    @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            listener.close();
-        } catch (IOException e) {
-            // Listening ends either way; what matters below is cutting the relayed connections.
-        }
-        connections.forEach(RelayedConnection::close);
-        try {
-            folder.close();
-        } catch (IOException e) {
-            // A leftover socket folder harms nobody (mode 0700); the exit hook or the next process's
-            // sweep removes it.
-        }
+        lossReason = null;
+        shutDown();
     }
 
     @Override
     public String toString() {
-        return "UnixSocketRelay[" + socket + " -> " + target + "]";
+        return "UnixSocketRelay[" + socketPath() + "]";
+    }
+
+    private void shutDown() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        closeQuietly(listener);
+        connections.forEach(Relayed::close);
+        deleteQuietly(folder);
+        upstream.close();
     }
 
     private void acceptConnections() {
@@ -128,43 +203,195 @@ public final class UnixSocketRelay implements LibvirtTransport {
             try {
                 client = listener.accept();
             } catch (IOException e) {
-                // The listener was closed, or failed for good (out of descriptors): either way the
-                // relay is finished, and a closed transport makes the pool redial.
+                // Closed, or failed for good (out of descriptors): either way a closed transport
+                // makes the pool redial.
                 close();
                 return;
             }
-            relay(client);
-        }
-    }
-
-    private void relay(SocketChannel client) {
-        SocketChannel upstream;
-        try {
-            upstream = SocketChannel.open(UnixDomainSocketAddress.of(target));
-        } catch (IOException | UncheckedIOException e) {
-            // The client sees its connection closed at once and reports it; the relay is no good.
-            connectionLost = true;
-            try {
-                client.close();
-            } catch (IOException ignored) {
-                // Closing is all that was left to do with it.
+            Relayed connection = new Relayed(FarEnd.of(client), name + "-" + connectionNumbers.incrementAndGet());
+            connections.add(connection);
+            if (closed.get()) {
+                // close() may have run between accept and add and missed this one.
+                connection.close();
+                return;
             }
-            return;
+            startThread(connection.label + "-to-client", connection::connectAndPump);
         }
-        RelayedConnection connection = new RelayedConnection(client, upstream, this::connectionEnded);
-        connections.add(connection);
-        if (closed.get()) {
-            // close() may have run between accept and add and missed this one.
-            connection.close();
-            return;
-        }
-        connection.start(name + "-" + connectionNumbers.incrementAndGet());
     }
 
-    private void connectionEnded(RelayedConnection connection) {
-        connections.remove(connection);
-        if (!closed.get()) {
-            connectionLost = true;
+    private static void startThread(String name, Runnable task) {
+        Thread thread = new Thread(task, name);
+        // A pump stuck on a misbehaving peer must never keep the process alive.
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** One accepted connection and its far end, with a thread per direction. */
+    private final class Relayed {
+        private final FarEnd client;
+        private final String label;
+        private final AtomicInteger directionsEnded = new AtomicInteger();
+        private final AtomicBoolean done = new AtomicBoolean();
+        private volatile FarEnd far;
+
+        Relayed(FarEnd client, String label) {
+            this.client = client;
+            this.label = label;
+        }
+
+        /** Opens the far end here, not in the accept loop, which must not wait for sshd. */
+        void connectAndPump() {
+            FarEnd opened;
+            try {
+                opened = upstream.connect();
+            } catch (IOException | RuntimeException e) {
+                // The client sees its connection closed at once; the relay is no good any more.
+                LOG.warn("{}: cannot open the far end of a connection: {}", UnixSocketRelay.this, e.getMessage());
+                close();
+                return;
+            }
+            far = opened;
+            if (done.get()) {
+                // close() ran while the far end was being opened and could not see it.
+                closeQuietly(opened);
+                return;
+            }
+            startThread(label + "-to-far-end", () -> pump(client, opened, TO_FAR_END_BYTES));
+            pump(opened, client, TO_CLIENT_BYTES);
+        }
+
+        void close() {
+            if (done.compareAndSet(false, true)) {
+                closeQuietly(client);
+                FarEnd opened = far;
+                if (opened != null) {
+                    closeQuietly(opened);
+                }
+                connections.remove(this);
+                if (!closed.get()) {
+                    connectionLost = true;
+                }
+            }
+        }
+
+        private void pump(FarEnd from, FarEnd to, int bufferBytes) {
+            ByteBuffer buffer = ByteBuffer.allocate(bufferBytes);
+            try {
+                while (from.read(buffer) >= 0) {
+                    buffer.flip();
+                    to.write(buffer);
+                    buffer.clear();
+                }
+                to.shutdownOutput();
+            } catch (IOException e) {
+                // Either side failed, or close() cut them: nothing more can be relayed.
+                close();
+                return;
+            }
+            if (directionsEnded.incrementAndGet() == 2) {
+                close();
+            }
+        }
+    }
+
+    private record SocketEnd(SocketChannel socket) implements FarEnd {
+        @Override
+        public int read(ByteBuffer buffer) throws IOException {
+            return socket.read(buffer);
+        }
+
+        @Override
+        public void write(ByteBuffer buffer) throws IOException {
+            while (buffer.hasRemaining()) {
+                socket.write(buffer);
+            }
+        }
+
+        @Override
+        public void shutdownOutput() throws IOException {
+            socket.shutdownOutput();
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
+    /** Creates a folder of mode 0700 for this process; the first call per prefix sweeps dead processes' folders. */
+    private static Path createFolder(String prefix) throws IOException {
+        Path temporary = Path.of(System.getProperty("java.io.tmpdir"));
+        if (SWEPT_PREFIXES.add(prefix)) {
+            removeFoldersOfDeadProcesses(temporary, prefix);
+        }
+        Path folder = Files.createTempDirectory(temporary, prefix + ProcessHandle.current().pid() + "-",
+                PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+        OPEN_FOLDERS.add(folder);
+        try {
+            // createTempDirectory applies the mode through the umask; make sure it is exactly 0700.
+            Files.setPosixFilePermissions(folder, OWNER_ONLY);
+        } catch (IOException | RuntimeException e) {
+            deleteQuietly(folder);
+            throw e;
+        }
+        return folder;
+    }
+
+    /**
+     * Removes the folders in {@code temporary} named {@code prefix + PID + "-" + random} whose process
+     * is gone: no process has that PID, or the one that has it started after the folder was last
+     * changed (the PID was reused). A folder that cannot be removed (another user's) is left.
+     */
+    static void removeFoldersOfDeadProcesses(Path temporary, String prefix) {
+        try (DirectoryStream<Path> candidates = Files.newDirectoryStream(temporary, prefix + "*")) {
+            for (Path candidate : candidates) {
+                Matcher owner = OWNED.matcher(candidate.getFileName().toString().substring(prefix.length()));
+                if (owner.matches() && Files.isDirectory(candidate, LinkOption.NOFOLLOW_LINKS)
+                        && !ownerAlive(Long.parseLong(owner.group(1)), candidate)) {
+                    deleteQuietly(candidate);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("Could not look for socket folders of processes that are gone in {}: {}", temporary, e.toString());
+        }
+    }
+
+    private static boolean ownerAlive(long pid, Path folder) throws IOException {
+        Optional<ProcessHandle> process = ProcessHandle.of(pid);
+        if (process.isEmpty()) {
+            return false;
+        }
+        FileTime changed = Files.getLastModifiedTime(folder, LinkOption.NOFOLLOW_LINKS);
+        // Unknown start time: assume alive, the folder is then left (harmless) rather than taken.
+        return process.get().info().startInstant().map(started -> !started.isAfter(changed.toInstant())).orElse(true);
+    }
+
+    /** Deletes {@code folder} and its files; a folder holding a folder is not one of ours and is left. */
+    private static void deleteQuietly(Path folder) {
+        try {
+            if (Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
+                try (DirectoryStream<Path> children = Files.newDirectoryStream(folder)) {
+                    for (Path child : children) {
+                        if (Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
+                            throw new IOException(folder + " holds a folder, so it is no socket folder of ours");
+                        }
+                        Files.deleteIfExists(child);
+                    }
+                }
+                Files.deleteIfExists(folder);
+            }
+            OPEN_FOLDERS.remove(folder);
+        } catch (IOException | RuntimeException e) {
+            // Harmless (mode 0700): the exit hook or the next process's sweep removes it.
+            LOG.debug("Could not delete the socket folder {}: {}", folder, e.toString());
+        }
+    }
+
+    private static void closeQuietly(Closeable closeable) {
+        try {
+            closeable.close();
+        } catch (IOException e) {
+            // Closing is all that is left to do with it.
         }
     }
 }

@@ -1,14 +1,16 @@
 package dev.egressproxies.kvm.common.ssh;
 
-import dev.egressproxies.kvm.common.ssh.SshTunnelException.Reason;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.sshd.common.NamedResource;
 import org.apache.sshd.common.config.keys.FilePasswordProvider;
@@ -47,7 +49,7 @@ final class PrivateKeyFile {
             }
         } catch (IOException | GeneralSecurityException | RuntimeException e) {
             if (passphraseRequested.get()) {
-                throw new SshTunnelException(Reason.KEY_FILE_INVALID, "SSH private key file " + file
+                throw SshTunnelException.permanent("SSH private key file " + file
                         + " is protected by a passphrase, which cannot be entered here: remove it with"
                         + " 'ssh-keygen -p -N \"\" -f " + file + "' or use another key", e);
             }
@@ -61,21 +63,32 @@ final class PrivateKeyFile {
 
     private static byte[] read(Path file) throws SshTunnelException {
         try {
-            return BoundedFile.read(file, MAXIMUM_BYTES).orElseThrow(() -> invalid(file,
+            return readAtMost(file, MAXIMUM_BYTES).orElseThrow(() -> invalid(file,
                     "is larger than " + MAXIMUM_BYTES / 1024 + " KiB, so it cannot be a private key", null));
         } catch (NoSuchFileException e) {
-            throw new SshTunnelException(Reason.KEY_FILE_MISSING, "SSH private key file " + file
+            throw SshTunnelException.retryable("SSH private key file " + file
                     + " does not exist (yet): create or mount it; every connection attempt reads it again", e);
         } catch (IOException e) {
-            throw new SshTunnelException(Reason.KEY_FILE_UNREADABLE, "SSH private key file " + file
+            throw SshTunnelException.retryable("SSH private key file " + file
                     + " cannot be read (" + e + "): check that this process may read it", e);
         }
     }
 
     private static SshTunnelException invalid(Path file, String problem, Throwable cause) {
-        return new SshTunnelException(Reason.KEY_FILE_INVALID, "SSH private key file " + file + " " + problem
+        return SshTunnelException.permanent("SSH private key file " + file + " " + problem
                 + ": it must be an unencrypted ed25519, RSA or ECDSA private key in OpenSSH or PEM form,"
                 + " as 'ssh-keygen -t ed25519 -N \"\" -f FILE' writes", cause);
+    }
+
+    /**
+     * Returns the file's content, or empty when it is longer than {@code maximumBytes}: a path
+     * pointing at something huge (a disk image, {@code /dev/zero}) must not exhaust the heap.
+     */
+    static Optional<byte[]> readAtMost(Path file, int maximumBytes) throws IOException {
+        try (InputStream input = Files.newInputStream(file)) {
+            byte[] content = input.readNBytes(maximumBytes + 1);
+            return content.length > maximumBytes ? Optional.empty() : Optional.of(content);
+        }
     }
 
     /** Explains the one case where a valid key is refused: Ed25519 without a provider on the path. */

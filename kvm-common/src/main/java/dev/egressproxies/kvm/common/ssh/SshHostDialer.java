@@ -6,15 +6,13 @@ import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
 import dev.egressproxies.kvm.common.host.HostLink;
 import dev.egressproxies.kvm.common.host.LibvirtHostLink;
-import dev.egressproxies.kvm.common.host.LibvirtTransport;
-import java.nio.file.Path;
+import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * The production {@link HostDialer}: an SSH tunnel to the host forwarding its libvirt socket, and
- * libvirt-java connected through it. Key and known_hosts files are read at every dial, so a key
+ * The production {@link HostDialer}: an {@link SshTunnel} to the host relaying its libvirt socket,
+ * and libvirt-java connected through it. Key and known_hosts files are read at every dial, so a key
  * that appears later heals the next call.
  */
 public final class SshHostDialer implements HostDialer {
@@ -40,47 +38,15 @@ public final class SshHostDialer implements HostDialer {
             throw new HostCallException(HostCallException.Reason.DEADLINE_EXCEEDED, host.name(),
                     "deadline passed before the SSH connection to " + configured.destination() + " was opened", null);
         }
-        SshTunnel tunnel;
+        UnixSocketRelay tunnel;
         try {
             tunnel = SshTunnel.open(configured.withHandshakeTimeout(handshake));
         } catch (SshTunnelException e) {
-            throw new HostCallException(reason(e), host.name(), e.getMessage(), e);
+            HostCallException.Reason reason = Thread.currentThread().isInterrupted()
+                    ? HostCallException.Reason.INTERRUPTED
+                    : e.isPermanent() ? HostCallException.Reason.MISCONFIGURED : HostCallException.Reason.UNREACHABLE;
+            throw new HostCallException(reason, host.name(), e.getMessage(), e);
         }
-        try {
-            return LibvirtHostLink.open(host, new TunnelTransport(tunnel), deadline);
-        } catch (RuntimeException e) {
-            tunnel.close();
-            throw e;
-        }
-    }
-
-    private static HostCallException.Reason reason(SshTunnelException failure) {
-        if (failure.reason() == SshTunnelException.Reason.INTERRUPTED) {
-            return HostCallException.Reason.INTERRUPTED;
-        }
-        return failure.isPermanent() ? HostCallException.Reason.MISCONFIGURED : HostCallException.Reason.UNREACHABLE;
-    }
-
-    /** An SSH tunnel seen as the transport a libvirt link runs over. */
-    private record TunnelTransport(SshTunnel tunnel) implements LibvirtTransport {
-        @Override
-        public Path socketPath() {
-            return tunnel.localSocketPath();
-        }
-
-        @Override
-        public boolean isOpen() {
-            return tunnel.isOpen();
-        }
-
-        @Override
-        public Optional<String> lossReason() {
-            return tunnel.lossReason();
-        }
-
-        @Override
-        public void close() {
-            tunnel.close();
-        }
+        return LibvirtHostLink.open(host, tunnel, deadline);
     }
 }

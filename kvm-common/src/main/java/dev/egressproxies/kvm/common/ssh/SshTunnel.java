@@ -1,242 +1,336 @@
 package dev.egressproxies.kvm.common.ssh;
 
-import dev.egressproxies.kvm.common.ssh.SshTunnelException.Reason;
+import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import java.io.IOException;
-import java.nio.file.Path;
+import java.io.InterruptedIOException;
 import java.security.KeyPair;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import org.apache.sshd.client.SshClient;
+import org.apache.sshd.client.auth.pubkey.UserAuthPublicKeyFactory;
+import org.apache.sshd.client.config.hosts.HostConfigEntryResolver;
+import org.apache.sshd.client.future.AuthFuture;
+import org.apache.sshd.client.future.ConnectFuture;
+import org.apache.sshd.client.future.OpenFuture;
+import org.apache.sshd.client.keyverifier.ServerKeyVerifier;
 import org.apache.sshd.client.session.ClientSession;
+import org.apache.sshd.common.AttributeRepository;
+import org.apache.sshd.common.AttributeRepository.AttributeKey;
+import org.apache.sshd.common.NamedFactory;
+import org.apache.sshd.common.SshConstants;
+import org.apache.sshd.common.SshException;
+import org.apache.sshd.common.channel.exception.SshChannelOpenException;
+import org.apache.sshd.common.cipher.BuiltinCiphers;
+import org.apache.sshd.common.cipher.Cipher;
+import org.apache.sshd.common.config.keys.FilePasswordProvider;
+import org.apache.sshd.common.config.keys.KeyUtils;
+import org.apache.sshd.common.future.CancelOption;
+import org.apache.sshd.common.io.nio2.Nio2ServiceFactoryFactory;
+import org.apache.sshd.common.keyprovider.KeyIdentityProvider;
+import org.apache.sshd.common.session.ConnectionService;
 import org.apache.sshd.common.session.Session;
 import org.apache.sshd.common.session.SessionListener;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.apache.sshd.core.CoreModuleProperties;
 
 /**
- * An SSH connection to one hypervisor that forwards a unix socket of the host (libvirtd's) to a
- * private local unix socket, the way {@code ssh -L local.sock:/var/run/libvirt/libvirt-sock} does.
+ * An SSH session to one hypervisor whose unix socket (libvirtd's) is relayed to a private local
+ * one, the way {@code ssh -L local.sock:/var/run/libvirt/libvirt-sock} does: each local connection
+ * gets its own {@code direct-streamlocal} channel. Built on Apache MINA SSHD, which stays an
+ * implementation detail.
  *
- * <p>{@link #open} reads the key and known_hosts files, connects, checks the host key,
- * authenticates and checks that sshd will forward to the socket, all within the handshake timeout.
- * Local clients (libvirt, with {@code qemu+unix:///system?socket=}{@link #localSocketPath()}) then
- * connect to the local socket; each connection is carried through its own SSH channel.
- *
- * <p>The tunnel closes itself when the SSH connection is lost: keepalive requests that go
- * unanswered, sshd closing, a network error. {@link #closed()} completes then, so a pool can drop
- * and redial it. {@link #close()} may be called from any thread at any time, and is how a caller
- * aborts a call that hangs on the hypervisor: local connections are closed first, so whoever is
- * blocked reading them sees end of stream at once.
- *
- * <p>Thread safety: all methods may be called concurrently.
+ * <p>{@link #open} reads the key and known_hosts files (at every attempt, so a file mounted or fixed
+ * later heals the next one), connects, checks the host key, authenticates and checks that sshd
+ * forwards to the socket, all within the handshake timeout. Sessions run on one MINA client per
+ * process, started on first use; each session gets its own host key check, keepalive and timeouts.
+ * When the session is lost (keepalive unanswered, sshd gone) the relay closes itself and its {@link
+ * UnixSocketRelay#lossReason()} says why; closing the relay closes the session.
  */
-public final class SshTunnel implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(SshTunnel.class);
-    /** Bounds how long {@link #close()} waits for forwarding threads to end before going on. */
-    private static final Duration THREAD_END_WAIT = Duration.ofSeconds(2);
+public final class SshTunnel implements UnixSocketRelay.Upstream {
+    /** OpenSSH answers this request name; the reference implementation sends it too. */
+    static final String KEEPALIVE_REQUEST = "keepalive@openssh.com";
+    /**
+     * The ciphers offered before MINA's default order. MINA prefers chacha20-poly1305, which it
+     * implements in plain Java (under 200 MiB/s per core here), while the JDK runs AES-GCM with the
+     * CPU's AES instructions; an image upload through the tunnel is bound by this cipher.
+     */
+    static final List<BuiltinCiphers> PREFERRED_CIPHERS = List.of(BuiltinCiphers.aes128gcm, BuiltinCiphers.aes256gcm);
+    /**
+     * How long a write may wait for the host to accept more data. A stalled transfer is the
+     * caller's deadline to judge, and closing the relay unblocks a waiting writer at once, so the
+     * 30 s default, which would break a slow upload in the middle, is raised far out of the way.
+     */
+    private static final Duration WAIT_FOR_WINDOW = Duration.ofDays(1);
+    private static final AttributeKey<Attempt> ATTEMPT = new AttributeKey<>();
+    private static final AttributeKey<Throwable> FAILURE = new AttributeKey<>();
 
     private final SshTunnelSettings settings;
-    private final SshClient client;
     private final ClientSession session;
-    private final UnixSocketForwarder forwarder;
-    private final TunnelThreads threads;
-    private final AtomicBoolean closing = new AtomicBoolean();
-    private final AtomicReference<Throwable> connectionFailure = new AtomicReference<>();
-    private final CompletableFuture<String> closed = new CompletableFuture<>();
-    private volatile boolean closedByCaller;
 
-    private SshTunnel(SshTunnelSettings settings, SshClient client, ClientSession session,
-            UnixSocketForwarder forwarder, TunnelThreads threads) {
+    /** What one connection attempt sets on its session, before MINA reads it. */
+    private record Attempt(SshTunnelSettings settings, ServerKeyVerifier verifier) {
+    }
+
+    /** The process's one client, started on first use; its threads are daemons. */
+    private static final class Shared {
+        static final SshClient CLIENT = startClient();
+    }
+
+    private SshTunnel(SshTunnelSettings settings, ClientSession session) {
         this.settings = settings;
-        this.client = client;
         this.session = session;
-        this.forwarder = forwarder;
-        this.threads = threads;
     }
 
     /**
-     * Opens a tunnel, reading the private key and known_hosts files now (not earlier), so a file
-     * that appears or is fixed later heals the next attempt.
+     * Opens a tunnel and returns its relay: {@link UnixSocketRelay#socketPath()} is the local socket,
+     * to which libvirt connects with {@code qemu+unix:///system?socket=}.
      *
-     * @throws SshTunnelException when any step fails; {@link SshTunnelException#isPermanent()}
-     *     says whether retrying with the same files and settings can help. When the calling thread
-     *     is interrupted, the reason is {@link Reason#INTERRUPTED} and the interrupt flag stays set.
+     * @throws SshTunnelException when any step fails, saying what to fix and whether retrying can
+     *     help; when the calling thread is interrupted, its interrupt flag stays set
      */
-    public static SshTunnel open(SshTunnelSettings settings) throws SshTunnelException {
-        long started = System.nanoTime();
+    public static UnixSocketRelay open(SshTunnelSettings settings) throws SshTunnelException {
+        long deadline = System.nanoTime() + settings.handshakeTimeout().toNanos();
         List<KeyPair> keyPairs = PrivateKeyFile.load(settings.privateKeyFile());
-        HostKeyCheck hostKeyCheck = HostKeyCheck.forPolicy(settings.hostKeyPolicy(), settings.host(), settings.port());
-        SshClient client = SshClients.create(settings, hostKeyCheck);
-        TunnelThreads threads = new TunnelThreads(settings.destination());
-        ClientSession session = null;
+        ServerKeyVerifier verifier = KnownHostsVerifier.forPolicy(settings.hostKeyPolicy(), settings.host(),
+                settings.port());
+        ConnectFuture connecting = null;
+        boolean opened = false;
         try {
-            client.start();
-            Handshake handshake = new Handshake(settings, hostKeyCheck);
-            session = handshake.perform(client, keyPairs);
-            RemoteSocket remote = new RemoteSocket(
-                    session, settings.remoteSocketPath(), settings.destination(), settings.handshakeTimeout());
-            // The probe shares the handshake's budget: a host that accepts SSH but never answers
-            // the channel request must not stretch the dial beyond its timeout.
-            new RemoteSocket(session, settings.remoteSocketPath(), settings.destination(), handshake.remaining())
-                    .probe();
-            SshTunnel tunnel = start(settings, client, session, remote, threads);
-            LOG.debug("SSH tunnel to {} open: {} forwards to {} (took {} ms)", settings.destination(),
-                    tunnel.localSocketPath(), settings.remoteSocketPath(), (System.nanoTime() - started) / 1_000_000);
-            return tunnel;
-        } catch (SshTunnelException | RuntimeException e) {
-            if (session != null) {
-                session.close(true);
+            connecting = Shared.CLIENT.connect(settings.user(), settings.host(), settings.port(),
+                    AttributeRepository.ofKeyValuePair(ATTEMPT, new Attempt(settings, verifier)), null);
+            if (!connecting.await(remaining(deadline), CancelOption.CANCEL_ON_TIMEOUT, CancelOption.CANCEL_ON_INTERRUPT)) {
+                throw timeout(settings, "connecting");
             }
-            stopUninterruptibly(client);
-            throw e;
-        }
-    }
-
-    private static SshTunnel start(SshTunnelSettings settings, SshClient client, ClientSession session,
-            RemoteSocket remote, TunnelThreads threads) throws SshTunnelException {
-        AtomicReference<SshTunnel> created = new AtomicReference<>();
-        UnixSocketForwarder forwarder;
-        try {
-            forwarder = UnixSocketForwarder.start(remote, threads, () -> {
-                SshTunnel tunnel = created.get();
-                if (tunnel != null) {
-                    tunnel.closeInBackground("the local socket stopped accepting connections");
+            if (!connecting.isConnected()) {
+                throw unreachable(settings, connecting.getException());
+            }
+            ClientSession session = connecting.getClientSession();
+            keyPairs.forEach(session::addPublicKeyIdentity);
+            AuthFuture authenticating = session.auth();
+            if (!authenticating.await(remaining(deadline))) {
+                throw refusal(verifier).orElse(timeout(settings, "key exchange and authentication"));
+            }
+            if (!authenticating.isSuccess()) {
+                throw refusal(verifier).orElse(authenticationFailure(settings, authenticating.getException(), keyPairs));
+            }
+            SshTunnel tunnel = new SshTunnel(settings, session);
+            // Only a tunnel whose forwarding works is handed out, and a refusal is reported with its
+            // cause, not as an unexplained end of stream; the probe shares the handshake's budget.
+            tunnel.openChannel(remaining(deadline)).close();
+            UnixSocketRelay relay = startRelay(tunnel);
+            // Runs on a MINA thread, or here when the session is already closed.
+            session.addCloseFutureListener(closed -> relay.lose(tunnel.lostReason()));
+            opened = true;
+            return relay;
+        } catch (InterruptedIOException e) {
+            Thread.currentThread().interrupt();
+            throw SshTunnelException.retryable("interrupted while connecting to " + settings.destination(), e);
+        } catch (IOException | RuntimeException e) {
+            throw refusal(verifier).orElse(SshTunnelException.retryable("SSH handshake with "
+                    + settings.destination() + " failed: " + e, e));
+        } finally {
+            if (!opened && connecting != null) {
+                connecting.cancel();
+                if (connecting.isConnected()) {
+                    connecting.getClientSession().close(true);
                 }
-            });
-        } catch (IOException e) {
-            throw new SshTunnelException(Reason.LOCAL_SOCKET_FAILED, "cannot create the local unix socket for the"
-                    + " tunnel to " + settings.destination() + " in " + System.getProperty("java.io.tmpdir") + ": " + e
-                    + "; check that the temporary folder is writable", e);
-        }
-        SshTunnel tunnel = new SshTunnel(settings, client, session, forwarder, threads);
-        created.set(tunnel);
-        session.addSessionListener(new SessionListener() {
-            @Override
-            public void sessionException(Session failed, Throwable failure) {
-                tunnel.connectionFailure.compareAndSet(null, failure);
             }
-        });
-        // Runs on a MINA thread (or here, when the session is already closed). Stopping the client
-        // waits for MINA's threads to end, so that must happen on a thread of our own.
-        session.addCloseFutureListener(future -> tunnel.closeInBackground(tunnel.lostReason()));
-        return tunnel;
-    }
-
-    /** Returns the local unix socket that forwards to the host's socket. */
-    public Path localSocketPath() {
-        return forwarder.socketPath();
-    }
-
-    /** Returns the private folder (mode 0700) that holds {@link #localSocketPath()}; deleted on close. */
-    public Path localSocketDirectory() {
-        return forwarder.directory();
-    }
-
-    /** Returns the settings the tunnel was opened with. */
-    public SshTunnelSettings settings() {
-        return settings;
-    }
-
-    /** Returns true until the tunnel starts closing, whether by {@link #close()} or by losing the connection. */
-    public boolean isOpen() {
-        return !closing.get() && session.isOpen();
-    }
-
-    /**
-     * Why the SSH connection ended without {@link #close()}: a sentence naming the server, what
-     * happened and what to check; empty while the connection is open, and once the caller closed it.
-     */
-    public Optional<String> lossReason() {
-        if (closedByCaller || session.isOpen()) {
-            return Optional.empty();
         }
-        return Optional.of(lostReason() + " (sshd closed it or died; libvirtd was not reached): check that sshd there is"
-                + " running and keeps its connections (its log, such as 'journalctl -u ssh'; MaxStartups, MaxSessions)"
-                + " and that nothing on the way cuts them, then retry");
     }
 
-    /**
-     * Returns a stage that completes, with a sentence saying why, once the tunnel is closed and its
-     * resources are released. It never completes exceptionally.
-     */
-    public CompletionStage<String> closed() {
-        return closed.minimalCompletionStage();
+    /** Opens a channel to the host's socket for one relayed connection. */
+    @Override
+    public UnixSocketRelay.FarEnd connect() throws IOException {
+        try {
+            return openChannel(settings.handshakeTimeout());
+        } catch (SshTunnelException e) {
+            throw new IOException(e.getMessage(), e);
+        }
     }
 
-    /**
-     * Closes the local socket and every forwarded connection, then the SSH connection and the
-     * client, and deletes the socket's folder. Idempotent; callable from any thread, including
-     * while another thread is blocked on the local socket (it then sees end of stream). Returns
-     * once everything is released, or after a bounded wait when a thread refuses to end.
-     */
+    /** Closes the session, at once: the relay has already cut every connection through it. */
     @Override
     public void close() {
-        closedByCaller = true;
-        closeNow("closed by the caller", false);
-    }
-
-    @Override
-    public String toString() {
-        return "SshTunnel[" + settings.destination() + ":" + settings.remoteSocketPath() + " at "
-                + forwarder.socketPath() + (isOpen() ? "" : ", closed") + "]";
-    }
-
-    private String lostReason() {
-        Throwable failure = connectionFailure.get();
-        return "the SSH connection to " + settings.destination() + " was lost"
-                + (failure == null ? "" : ": " + failure.getMessage());
-    }
-
-    /** Closes on a new thread: the tunnel was lost, and this runs on a thread that must not wait. */
-    private void closeInBackground(String reason) {
-        if (!closing.get()) {
-            threads.start("close", () -> closeNow(reason, true));
-        }
-    }
-
-    private void closeNow(String reason, boolean lost) {
-        if (!closing.compareAndSet(false, true)) {
-            return;
-        }
-        // An interrupted caller (a cancelled deadline) must still release everything: the waits
-        // below run with the flag cleared, and the flag is restored at the end.
-        boolean interrupted = Thread.interrupted();
-        try {
-            forwarder.close(System.nanoTime() + THREAD_END_WAIT.toNanos());
-        } catch (InterruptedException e) {
-            interrupted = true;
-        }
         session.close(true);
-        interrupted |= stopUninterruptibly(client);
-        if (lost) {
-            LOG.warn("SSH tunnel {} closed: {}", settings.destination(), reason);
-        } else {
-            LOG.debug("SSH tunnel {} closed: {}", settings.destination(), reason);
-        }
-        closed.complete(reason);
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+    }
+
+    private static UnixSocketRelay startRelay(SshTunnel tunnel) throws SshTunnelException {
+        try {
+            return UnixSocketRelay.start("egress-ssh-tunnel-", tunnel);
+        } catch (IOException e) {
+            throw SshTunnelException.retryable("cannot create the local unix socket for the tunnel to "
+                    + tunnel.settings.destination() + " in " + System.getProperty("java.io.tmpdir") + ": " + e
+                    + "; check that the temporary folder is writable", e);
         }
     }
 
-    /**
-     * Stops {@code client} and waits for its threads, which MINA skips when the calling thread is
-     * interrupted; returns whether the thread was interrupted, leaving its flag as it was.
-     */
-    private static boolean stopUninterruptibly(SshClient client) {
-        boolean interrupted = Thread.interrupted();
+    private ChannelDirectStreamLocal openChannel(Duration timeout) throws SshTunnelException {
+        String path = settings.remoteSocketPath();
+        ChannelDirectStreamLocal channel = new ChannelDirectStreamLocal(path);
         try {
-            client.stop();
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            session.getService(ConnectionService.class).registerChannel(channel);
+            OpenFuture opening = channel.open();
+            if (!opening.await(timeout)) {
+                channel.close(true);
+                throw SshTunnelException.retryable("sshd at " + settings.destination() + " did not answer a request"
+                        + " to connect to " + path + " within " + timeout, null);
+            }
+            if (!opening.isOpened()) {
+                throw channelRefused(opening.getException());
+            }
+            return channel;
+        } catch (InterruptedIOException e) {
+            channel.close(true);
+            Thread.currentThread().interrupt();
+            throw SshTunnelException.retryable("interrupted while connecting to " + path + " through "
+                    + settings.destination(), e);
+        } catch (IOException e) {
+            channel.close(true);
+            throw SshTunnelException.retryable("cannot open a channel to " + path + " through "
+                    + settings.destination() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private SshTunnelException channelRefused(Throwable failure) {
+        String destination = settings.destination();
+        String path = settings.remoteSocketPath();
+        if (failure instanceof SshChannelOpenException refusal) {
+            if (refusal.getReasonCode() == SshConstants.SSH_OPEN_ADMINISTRATIVELY_PROHIBITED) {
+                return SshTunnelException.permanent("sshd at " + destination + " refuses to forward connections to"
+                        + " unix sockets (" + refusal.getMessage() + "): set 'AllowStreamLocalForwarding yes' and"
+                        + " 'AllowTcpForwarding yes' in its sshd_config, and make sure the user's authorized_keys"
+                        + " entry has no 'restrict' or 'no-port-forwarding'", refusal);
+            }
+            // OpenSSH answers "open failed" (connect failed) both when nothing listens on the path
+            // and when its config forbids socket forwarding, so the message names both causes.
+            return SshTunnelException.retryable("sshd at " + destination + " could not connect to " + path + " ("
+                    + refusal.getMessage() + "): check that the service (libvirtd) is running there and the user"
+                    + " may open that socket, and that sshd_config has 'AllowStreamLocalForwarding yes' and"
+                    + " 'AllowTcpForwarding yes'", refusal);
+        }
+        String detail = failure == null ? "the SSH connection closed" : failure.toString();
+        return SshTunnelException.retryable("cannot open a channel to " + path + " through " + destination + ": "
+                + detail, failure);
+    }
+
+    /** Why the session ended without the relay's close: a sentence naming the server and what to check. */
+    private String lostReason() {
+        Throwable failure = session.getAttribute(FAILURE);
+        return "the SSH connection to " + settings.destination() + " was lost"
+                + (failure == null ? "" : ": " + failure.getMessage())
+                + " (sshd closed it or died; libvirtd was not reached): check that sshd there is running and keeps"
+                + " its connections (its log, such as 'journalctl -u ssh'; MaxStartups, MaxSessions) and that"
+                + " nothing on the way cuts them, then retry";
+    }
+
+    private static Optional<SshTunnelException> refusal(ServerKeyVerifier verifier) {
+        return verifier instanceof KnownHostsVerifier knownHosts
+                ? knownHosts.refusal().map(message -> SshTunnelException.permanent(message, null))
+                : Optional.empty();
+    }
+
+    private static SshTunnelException timeout(SshTunnelSettings settings, String step) {
+        return SshTunnelException.retryable("sshd at " + settings.destination() + " did not complete " + step
+                + " within the handshake timeout of " + settings.handshakeTimeout() + ": check that the address and"
+                + " port lead to a responsive sshd", null);
+    }
+
+    private static SshTunnelException unreachable(SshTunnelSettings settings, Throwable cause) {
+        String detail = cause == null ? "connection failed" : cause.getMessage() == null ? cause.toString()
+                : cause.getMessage();
+        return SshTunnelException.retryable("cannot reach sshd at " + settings.host() + ":" + settings.port() + " ("
+                + detail + "): check the host's address and port and that sshd is running there", cause);
+    }
+
+    private static SshTunnelException authenticationFailure(SshTunnelSettings settings, Throwable cause,
+            List<KeyPair> keyPairs) {
+        for (Throwable reason = cause; reason != null; reason = reason.getCause()) {
+            if (reason instanceof SshException ssh
+                    && ssh.getDisconnectCode() == SshConstants.SSH2_DISCONNECT_NO_MORE_AUTH_METHODS_AVAILABLE) {
+                String keys = keyPairs.stream()
+                        .map(pair -> KeyUtils.getKeyType(pair.getPublic()) + " " + KeyUtils.getFingerPrint(pair.getPublic()))
+                        .collect(Collectors.joining(", "));
+                return SshTunnelException.permanent("sshd at " + settings.destination() + " did not accept key "
+                        + settings.privateKeyFile() + " (" + keys + ") for user " + settings.user() + ": add its public"
+                        + " key ('ssh-keygen -y -f " + settings.privateKeyFile() + "') to that user's"
+                        + " ~/.ssh/authorized_keys on the host", cause);
             }
         }
-        return interrupted;
+        return SshTunnelException.retryable("SSH handshake with " + settings.destination() + " failed: "
+                + (cause == null ? "the connection closed" : cause.toString()), cause);
+    }
+
+    private static Duration remaining(long deadlineNanos) {
+        return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+    }
+
+    private static SshClient startClient() {
+        SshClient client = SshClient.setUpDefaultClient();
+        // Nothing from the user's ~/.ssh (config, identities, known_hosts) may change what happens.
+        client.setHostConfigEntryResolver(HostConfigEntryResolver.EMPTY);
+        client.setKeyIdentityProvider(KeyIdentityProvider.EMPTY_KEYS_PROVIDER);
+        client.setFilePasswordProvider(FilePasswordProvider.EMPTY);
+        client.setUserAuthFactories(List.of(UserAuthPublicKeyFactory.INSTANCE));
+        client.setCipherFactories(preferringHardwareCiphers(client.getCipherFactories()));
+        // Chosen explicitly rather than looked up with ServiceLoader.
+        client.setIoServiceFactoryFactory(new Nio2ServiceFactoryFactory());
+        CoreModuleProperties.HEARTBEAT_REQUEST.set(client, KEEPALIVE_REQUEST);
+        // Liveness is the keepalive's job; an idle libvirt connection is healthy and must stay open.
+        CoreModuleProperties.IDLE_TIMEOUT.set(client, Duration.ZERO);
+        CoreModuleProperties.WAIT_FOR_SPACE_TIMEOUT.set(client, WAIT_FOR_WINDOW);
+        CoreModuleProperties.SOCKET_KEEPALIVE.set(client, true);
+        client.addSessionListener(new SessionListener() {
+            @Override
+            public void sessionEstablished(Session session) {
+                // Called while MINA builds the session, before its connection service reads the keepalive.
+                Attempt attempt = attemptOf(session);
+                if (attempt != null) {
+                    CoreModuleProperties.AUTH_TIMEOUT.set(session, attempt.settings().handshakeTimeout());
+                    CoreModuleProperties.HEARTBEAT_INTERVAL.set(session, attempt.settings().keepaliveInterval());
+                    CoreModuleProperties.HEARTBEAT_NO_REPLY_MAX.set(session, attempt.settings().keepaliveMaxMissed());
+                }
+            }
+
+            @Override
+            public void sessionCreated(Session session) {
+                // Called before the session sends its key exchange proposal.
+                Attempt attempt = attemptOf(session);
+                if (attempt != null && session instanceof ClientSession client) {
+                    client.setServerKeyVerifier(attempt.verifier());
+                    if (attempt.verifier() instanceof KnownHostsVerifier knownHosts) {
+                        client.setSignatureFactories(knownHosts.preferVerifiableAlgorithms(client.getSignatureFactories()));
+                    }
+                }
+            }
+
+            @Override
+            public void sessionException(Session session, Throwable failure) {
+                if (session.getAttribute(FAILURE) == null) {
+                    session.setAttribute(FAILURE, failure);
+                }
+            }
+        });
+        client.start();
+        return client;
+    }
+
+    private static Attempt attemptOf(Session session) {
+        Object context = session.getIoSession().getAttribute(AttributeRepository.class);
+        return context instanceof AttributeRepository attributes ? attributes.getAttribute(ATTEMPT) : null;
+    }
+
+    /** {@link #PREFERRED_CIPHERS} first, then the others of {@code offered} in their order. */
+    private static List<NamedFactory<Cipher>> preferringHardwareCiphers(List<NamedFactory<Cipher>> offered) {
+        List<NamedFactory<Cipher>> ciphers = new ArrayList<>();
+        PREFERRED_CIPHERS.stream().filter(BuiltinCiphers::isSupported).forEach(ciphers::add);
+        offered.stream().filter(cipher -> !ciphers.contains(cipher)).forEach(ciphers::add);
+        return ciphers;
+    }
+
+    /** Returns the process's client; tests read its algorithm choices and count its sessions. */
+    static SshClient client() {
+        return Shared.CLIENT;
     }
 }

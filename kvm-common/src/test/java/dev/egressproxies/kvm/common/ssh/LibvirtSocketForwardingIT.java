@@ -1,5 +1,6 @@
 package dev.egressproxies.kvm.common.ssh;
 
+import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
@@ -24,8 +25,8 @@ class LibvirtSocketForwardingIT {
     void virshTalksToLibvirtdThroughTheTunnel() throws Exception {
         SshTunnelSettings settings =
                 SSHD.settings(TestKeys.get().client(Client.ED25519_OPENSSH), STACK.libvirtSocket().toString());
-        try (SshTunnel tunnel = SshTunnel.open(settings)) {
-            String uri = "qemu+unix:///system?socket=" + tunnel.localSocketPath();
+        try (UnixSocketRelay tunnel = SshTunnel.open(settings)) {
+            String uri = "qemu+unix:///system?socket=" + tunnel.socketPath();
             String version = Command.run("libvirt-clients", "virsh", "-c", uri, "version");
             assertThat(version).contains("Running hypervisor");
             String hostname = Command.run("libvirt-clients", "virsh", "-c", uri, "hostname");

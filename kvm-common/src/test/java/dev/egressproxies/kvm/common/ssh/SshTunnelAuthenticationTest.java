@@ -3,7 +3,7 @@ package dev.egressproxies.kvm.common.ssh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.egressproxies.kvm.common.ssh.SshTunnelException.Reason;
+import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
@@ -37,8 +37,8 @@ class SshTunnelAuthenticationTest {
     @EnumSource(value = Client.class, names = {"UNAUTHORIZED", "ENCRYPTED"}, mode = EnumSource.Mode.EXCLUDE)
     void everyKeyTypeAndFormatConnects(Client key) throws Exception {
         byte[] sent = ("hello through " + key).getBytes(StandardCharsets.UTF_8);
-        try (SshTunnel tunnel = SshTunnel.open(settings(TestKeys.get().client(key)));
-                SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.localSocketPath()))) {
+        try (UnixSocketRelay tunnel = SshTunnel.open(settings(TestKeys.get().client(key)));
+                SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.socketPath()))) {
             assertThat(SshTunnelForwardingTest.roundTrip(local, sent)).isEqualTo(sent);
         }
     }
@@ -48,9 +48,8 @@ class SshTunnelAuthenticationTest {
         Path key = TestKeys.get().client(Client.UNAUTHORIZED);
         SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
                 () -> SshTunnel.open(settings(key)));
-        assertThat(failure.reason()).isEqualTo(Reason.AUTHENTICATION_REJECTED);
         assertThat(failure.isPermanent()).isTrue();
-        assertThat(failure.getMessage()).contains(key.toString(), "user " + SSHD.user(), "authorized_keys");
+        assertThat(failure.getMessage()).contains("did not accept key", key.toString(), "user " + SSHD.user(), "authorized_keys");
     }
 
     @Test
@@ -58,12 +57,11 @@ class SshTunnelAuthenticationTest {
         Path key = folder.resolve("mounted-later");
         SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
                 () -> SshTunnel.open(settings(key)));
-        assertThat(failure.reason()).isEqualTo(Reason.KEY_FILE_MISSING);
         assertThat(failure.isPermanent()).isFalse();
         assertThat(failure.getMessage()).contains(key.toString(), "does not exist");
 
         Files.copy(TestKeys.get().client(Client.ED25519_OPENSSH), key);
-        try (SshTunnel tunnel = SshTunnel.open(settings(key))) {
+        try (UnixSocketRelay tunnel = SshTunnel.open(settings(key))) {
             assertThat(tunnel.isOpen()).isTrue();
         }
     }
@@ -73,9 +71,8 @@ class SshTunnelAuthenticationTest {
         Path key = Files.writeString(folder.resolve("garbage"), "-----BEGIN OPENSSH PRIVATE KEY-----\nnot a key\n");
         SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
                 () -> SshTunnel.open(settings(key)));
-        assertThat(failure.reason()).isEqualTo(Reason.KEY_FILE_INVALID);
         assertThat(failure.isPermanent()).isTrue();
-        assertThat(failure.getMessage()).contains(key.toString());
+        assertThat(failure.getMessage()).contains(key.toString(), "cannot be parsed");
     }
 
     @Test
@@ -83,7 +80,7 @@ class SshTunnelAuthenticationTest {
         Path key = TestKeys.get().client(Client.ENCRYPTED);
         SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
                 () -> SshTunnel.open(settings(key)));
-        assertThat(failure.reason()).isEqualTo(Reason.KEY_FILE_INVALID);
+        assertThat(failure.isPermanent()).isTrue();
         assertThat(failure.getMessage()).contains("passphrase", "ssh-keygen -p");
     }
 }

@@ -1,5 +1,6 @@
 package dev.egressproxies.kvm.common.ssh;
 
+import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
@@ -49,7 +50,7 @@ class SshTunnelBenchmarkTest {
             long total = 0;
             for (int round = 0; round < OPENS; round++) {
                 long started = System.nanoTime();
-                SshTunnel tunnel = SshTunnel.open(settings(key));
+                UnixSocketRelay tunnel = SshTunnel.open(settings(key));
                 total += System.nanoTime() - started;
                 tunnel.close();
             }
@@ -63,8 +64,8 @@ class SshTunnelBenchmarkTest {
         byte[] chunk = SshTunnelForwardingTest.randomBytes(1024 * 1024, 64);
         MessageDigest sentDigest = MessageDigest.getInstance("SHA-256");
         MessageDigest receivedDigest = MessageDigest.getInstance("SHA-256");
-        try (SshTunnel tunnel = SshTunnel.open(settings(Client.ED25519_OPENSSH));
-                SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.localSocketPath()))) {
+        try (UnixSocketRelay tunnel = SshTunnel.open(settings(Client.ED25519_OPENSSH));
+                SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.socketPath()))) {
             long started = System.nanoTime();
             Thread writer = new Thread(() -> {
                 try {

@@ -3,7 +3,6 @@ package dev.egressproxies.kvm.common.ssh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.egressproxies.kvm.common.ssh.SshTunnelException.Reason;
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -45,9 +44,8 @@ class SshTunnelFailureTest {
             SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
                     () -> SshTunnel.open(settingsForPort(silent.port(), Duration.ofSeconds(1))));
             long elapsedMillis = (System.nanoTime() - started) / 1_000_000;
-            assertThat(failure.reason()).isEqualTo(Reason.HANDSHAKE_TIMEOUT);
             assertThat(failure.isPermanent()).isFalse();
-            assertThat(failure.getMessage()).contains(OpenSshServer.HOST + ":" + silent.port(), "PT1S");
+            assertThat(failure.getMessage()).contains(OpenSshServer.HOST + ":" + silent.port(), "did not complete", "PT1S");
             assertThat(elapsedMillis).isBetween(900L, 3_000L);
         }
     }
@@ -57,9 +55,8 @@ class SshTunnelFailureTest {
         int closedPort = OpenSshServer.freePort();
         SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
                 () -> SshTunnel.open(settingsForPort(closedPort, Duration.ofSeconds(5))));
-        assertThat(failure.reason()).isEqualTo(Reason.UNREACHABLE);
         assertThat(failure.isPermanent()).isFalse();
-        assertThat(failure.getMessage()).contains(OpenSshServer.HOST + ":" + closedPort);
+        assertThat(failure.getMessage()).contains("cannot reach sshd at " + OpenSshServer.HOST + ":" + closedPort);
     }
 
     @Test
@@ -82,7 +79,8 @@ class SshTunnelFailureTest {
             opener.interrupt();
             SshTunnelException result = failure.get(5, TimeUnit.SECONDS);
             assertThat((System.nanoTime() - interrupted) / 1_000_000).isLessThan(1_000);
-            assertThat(result.reason()).isEqualTo(Reason.INTERRUPTED);
+            assertThat(result.isPermanent()).isFalse();
+            assertThat(result.getMessage()).contains("interrupted while connecting");
             assertThat(stillInterrupted).isTrue();
         }
     }
@@ -91,9 +89,8 @@ class SshTunnelFailureTest {
     void aRemoteSocketNobodyListensOnIsTransient() {
         SshTunnelSettings settings = SSHD.settings(key(), "/nonexistent/libvirt-sock");
         SshTunnelException failure = catchThrowableOfType(SshTunnelException.class, () -> SshTunnel.open(settings));
-        assertThat(failure.reason()).isEqualTo(Reason.REMOTE_SOCKET_UNAVAILABLE);
         assertThat(failure.isPermanent()).isFalse();
-        assertThat(failure.getMessage()).contains("/nonexistent/libvirt-sock");
+        assertThat(failure.getMessage()).contains("could not connect to /nonexistent/libvirt-sock");
     }
 
     @Test
@@ -103,8 +100,8 @@ class SshTunnelFailureTest {
             SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
                     () -> SshTunnel.open(strict.settings(key(), ECHO.socketPath())));
             // OpenSSH answers exactly as for a socket nobody listens on, so the reason is the same.
-            assertThat(failure.reason()).isEqualTo(Reason.REMOTE_SOCKET_UNAVAILABLE);
-            assertThat(failure.getMessage()).contains("AllowStreamLocalForwarding yes");
+            assertThat(failure.isPermanent()).isFalse();
+            assertThat(failure.getMessage()).contains("could not connect to", "AllowStreamLocalForwarding yes");
             assertThat(strict.log()).contains("refused streamlocal port forward");
         }
     }

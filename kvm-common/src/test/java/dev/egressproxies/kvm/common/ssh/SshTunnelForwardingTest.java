@@ -1,5 +1,6 @@
 package dev.egressproxies.kvm.common.ssh;
 
+import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -15,6 +16,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.apache.sshd.client.SshClient;
+import org.apache.sshd.common.NamedResource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,7 +31,7 @@ class SshTunnelForwardingTest {
     @RegisterExtension
     static final EchoSocketExtension ECHO = new EchoSocketExtension();
 
-    private static SshTunnel open() throws SshTunnelException {
+    private static UnixSocketRelay open() throws SshTunnelException {
         return SshTunnel.open(SSHD.settings(TestKeys.get().client(TestKeys.Client.ED25519_OPENSSH),
                 ECHO.socketPath()));
     }
@@ -36,8 +39,8 @@ class SshTunnelForwardingTest {
     @Test
     void eightMebibytesOfRandomBytesComeBackUnchanged() throws Exception {
         byte[] sent = randomBytes(8 * 1024 * 1024, 1);
-        try (SshTunnel tunnel = open();
-                SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.localSocketPath()))) {
+        try (UnixSocketRelay tunnel = open();
+                SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.socketPath()))) {
             assertThat(roundTrip(local, sent)).isEqualTo(sent);
         }
     }
@@ -45,12 +48,12 @@ class SshTunnelForwardingTest {
     @Test
     void twentyConcurrentConnectionsEachGetTheirOwnBytesBack() throws Exception {
         ExecutorService clients = Executors.newFixedThreadPool(20);
-        try (SshTunnel tunnel = open()) {
+        try (UnixSocketRelay tunnel = open()) {
             List<Future<Boolean>> results = new ArrayList<>();
             for (int client = 0; client < 20; client++) {
                 byte[] sent = randomBytes(256 * 1024, 100 + client);
                 results.add(clients.submit(() -> {
-                    try (SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.localSocketPath()))) {
+                    try (SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.socketPath()))) {
                         return java.util.Arrays.equals(roundTrip(local, sent), sent);
                     }
                 }));
@@ -65,18 +68,29 @@ class SshTunnelForwardingTest {
 
     @Test
     void localSocketLivesInAPrivateFolderThatCloseDeletes() throws Exception {
-        SshTunnel tunnel = open();
+        UnixSocketRelay tunnel = open();
         try {
-            assertThat(tunnel.localSocketPath().getParent()).isEqualTo(tunnel.localSocketDirectory());
-            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(tunnel.localSocketDirectory())))
+            assertThat(tunnel.socketPath().getParent().getFileName().toString())
+                    .startsWith("egress-ssh-tunnel-" + ProcessHandle.current().pid() + "-");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(tunnel.socketPath().getParent())))
                     .isEqualTo("rwx------");
-            assertThat(tunnel.localSocketPath()).exists();
+            assertThat(tunnel.socketPath()).exists();
         } finally {
             tunnel.close();
         }
-        assertThat(tunnel.localSocketDirectory()).doesNotExist();
+        assertThat(tunnel.socketPath().getParent()).doesNotExist();
         assertThat(tunnel.isOpen()).isFalse();
-        assertThat(tunnel.closed().toCompletableFuture().get(1, TimeUnit.SECONDS)).isEqualTo("closed by the caller");
+        assertThat(tunnel.lossReason()).as("closed by the caller, not lost").isEmpty();
+    }
+
+    @Test
+    void theClientOffersAesGcmFirstAndKeepsTheOtherDefaultCiphers() {
+        List<String> offered = SshTunnel.client().getCipherFactories().stream().map(NamedResource::getName).toList();
+        List<String> defaults = SshClient.setUpDefaultClient().getCipherFactories().stream()
+                .map(NamedResource::getName).toList();
+        assertThat(offered).startsWith("aes128-gcm@openssh.com", "aes256-gcm@openssh.com")
+                .doesNotHaveDuplicates()
+                .containsExactlyInAnyOrderElementsOf(defaults);
     }
 
     /** Writes {@code sent} while reading the echo in this thread, then half-closes and reads to the end. */

@@ -3,7 +3,7 @@ package dev.egressproxies.kvm.common.ssh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.egressproxies.kvm.common.ssh.SshTunnelException.Reason;
+import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -40,7 +40,7 @@ class SshTunnelHostKeyTest {
 
     @Test
     void aRecordedKeyIsAccepted() throws Exception {
-        try (SshTunnel tunnel = SshTunnel.open(settings(HostKeyPolicy.knownHosts(SSHD.knownHosts())))) {
+        try (UnixSocketRelay tunnel = SshTunnel.open(settings(HostKeyPolicy.knownHosts(SSHD.knownHosts())))) {
             assertThat(tunnel.isOpen()).isTrue();
         }
     }
@@ -51,7 +51,7 @@ class SshTunnelHostKeyTest {
         // must therefore put the recorded key's algorithms first, as OpenSSH's client does.
         for (Path hostKey : new Path[] {TestKeys.get().hostEd25519(), TestKeys.get().hostEcdsa()}) {
             Path knownHosts = SSHD.knownHostsWith("only-" + hostKey.getFileName(), SSHD.knownHostsLine(hostKey));
-            try (SshTunnel tunnel = SshTunnel.open(settings(HostKeyPolicy.knownHosts(knownHosts)))) {
+            try (UnixSocketRelay tunnel = SshTunnel.open(settings(HostKeyPolicy.knownHosts(knownHosts)))) {
                 assertThat(tunnel.isOpen()).as(hostKey.getFileName().toString()).isTrue();
             }
         }
@@ -63,9 +63,8 @@ class SshTunnelHostKeyTest {
         int forwardedBefore = ECHO.acceptedConnections();
         SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
                 () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(SSHD.wrongKnownHosts()))));
-        assertThat(failure.reason()).isEqualTo(Reason.HOST_KEY_MISMATCH);
         assertThat(failure.isPermanent()).isTrue();
-        assertThat(failure.getMessage()).contains(OpenSshServer.HOST + ":" + SSHD.port(),
+        assertThat(failure.getMessage()).contains(OpenSshServer.HOST + ":" + SSHD.port(), "records",
                 SSHD.wrongKnownHosts().toString(), "ssh-keygen -R " + hostName(), "line 1");
         assertThat(acceptedLogins()).isEqualTo(acceptedBefore);
         assertThat(ECHO.acceptedConnections()).isEqualTo(forwardedBefore);
@@ -79,9 +78,8 @@ class SshTunnelHostKeyTest {
                 OpenSshServer.HOST + " " + TestKeys.publicKeyLine(TestKeys.get().hostEd25519()));
         SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
                 () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(otherPort))));
-        assertThat(failure.reason()).isEqualTo(Reason.HOST_UNKNOWN);
         assertThat(failure.isPermanent()).isTrue();
-        assertThat(failure.getMessage()).contains(otherPort.toString(),
+        assertThat(failure.getMessage()).contains(otherPort.toString(), "has no entry in known_hosts",
                 "ssh-keyscan -p " + SSHD.port() + " " + OpenSshServer.HOST);
     }
 
@@ -96,8 +94,9 @@ class SshTunnelHostKeyTest {
                 SSHD.knownHostsLine(TestKeys.get().otherHostEd25519()).trim());
         SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
                 () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(onlyRevoked))));
-        assertThat(failure.reason()).isEqualTo(Reason.HOST_KEY_REVOKED);
-        try (SshTunnel tunnel = SshTunnel.open(settings(HostKeyPolicy.knownHosts(revoked)))) {
+        assertThat(failure.isPermanent()).isTrue();
+        assertThat(failure.getMessage()).contains("line 1 marks @revoked");
+        try (UnixSocketRelay tunnel = SshTunnel.open(settings(HostKeyPolicy.knownHosts(revoked)))) {
             assertThat(tunnel.isOpen()).as("the ECDSA key is still fine").isTrue();
         }
     }
@@ -107,14 +106,13 @@ class SshTunnelHostKeyTest {
         Path missing = folder.resolve("known_hosts");
         SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
                 () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(missing))));
-        assertThat(failure.reason()).isEqualTo(Reason.KNOWN_HOSTS_MISSING);
         assertThat(failure.isPermanent()).isFalse();
-        assertThat(failure.getMessage()).contains(missing.toString());
+        assertThat(failure.getMessage()).contains(missing.toString(), "does not exist (yet)");
     }
 
     @Test
     void theInsecureOptInAcceptsAnyKey() throws Exception {
-        try (SshTunnel tunnel = SshTunnel.open(settings(HostKeyPolicy.insecureIgnoreHostKey()))) {
+        try (UnixSocketRelay tunnel = SshTunnel.open(settings(HostKeyPolicy.insecureIgnoreHostKey()))) {
             assertThat(tunnel.isOpen()).isTrue();
         }
     }

@@ -1,5 +1,6 @@
 package dev.egressproxies.kvm.common.ssh;
 
+import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -51,26 +52,34 @@ class SshTunnelLifecycleTest {
         assertThat(TunnelThreadsCount.awaitNone(5_000)).isEmpty();
     }
 
-    private static SshTunnel open(UnixTestServer server) throws SshTunnelException {
+    private static UnixSocketRelay open(UnixTestServer server) throws SshTunnelException {
         return SshTunnel.open(SSHD.settings(TestKeys.get().client(Client.ED25519_OPENSSH),
                         server.socketPath().toString())
                 .withKeepalive(KEEPALIVE_INTERVAL, KEEPALIVE_MAX_MISSED));
     }
 
+    /** Waits up to {@code millis} for the tunnel to close itself; returns whether it did. */
+    private static boolean awaitClosed(UnixSocketRelay tunnel, long millis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + millis;
+        while (tunnel.isOpen() && System.currentTimeMillis() < deadline) {
+            Thread.sleep(10);
+        }
+        return !tunnel.isOpen();
+    }
+
     @Test
     void aFrozenHostIsNoticedByTheKeepaliveWithinAFewIntervals() throws Exception {
-        try (SshTunnel tunnel = open(echo)) {
+        try (UnixSocketRelay tunnel = open(echo)) {
             SSHD.suspend();
             try {
                 long frozen = System.nanoTime();
-                String reason = tunnel.closed().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                assertThat(awaitClosed(tunnel, 10_000)).isTrue();
                 long noticedMillis = (System.nanoTime() - frozen) / 1_000_000;
                 // Closed when the (maxMissed + 1)th request is due, plus a second for a busy machine.
                 assertThat(noticedMillis)
                         .isLessThan(KEEPALIVE_INTERVAL.multipliedBy(KEEPALIVE_MAX_MISSED + 1).toMillis() + 1_000);
-                assertThat(reason).contains("lost", "heartbeat");
-                assertThat(tunnel.isOpen()).isFalse();
-                assertThat(tunnel.localSocketDirectory()).doesNotExist();
+                assertThat(tunnel.lossReason()).get().asString().contains("lost", "heartbeat");
+                assertThat(tunnel.socketPath().getParent()).doesNotExist();
             } finally {
                 SSHD.resume();
             }
@@ -79,8 +88,8 @@ class SshTunnelLifecycleTest {
 
     @Test
     void sshdKilledInTheMiddleOfATransferEndsTheLocalConnectionPromptly() throws Exception {
-        try (SshTunnel tunnel = open(echo);
-                SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.localSocketPath()))) {
+        try (UnixSocketRelay tunnel = open(echo);
+                SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.socketPath()))) {
             CountDownLatch flowing = new CountDownLatch(1);
             CompletableFuture<Long> endedAfterBytes = CompletableFuture.supplyAsync(() -> readUntilTheEnd(local, flowing));
             Thread writer = new Thread(() -> writeUntilFailure(local), "test-writer");
@@ -92,7 +101,8 @@ class SshTunnelLifecycleTest {
             long killed = System.nanoTime();
             endedAfterBytes.get(5, TimeUnit.SECONDS);
             assertThat((System.nanoTime() - killed) / 1_000_000).isLessThan(2_000);
-            assertThat(tunnel.closed().toCompletableFuture().get(5, TimeUnit.SECONDS)).contains("lost");
+            assertThat(awaitClosed(tunnel, 5_000)).isTrue();
+            assertThat(tunnel.lossReason()).get().asString().contains("lost");
             writer.join(5_000);
             assertThat(writer.isAlive()).isFalse();
         } finally {
@@ -102,8 +112,8 @@ class SshTunnelLifecycleTest {
 
     @Test
     void closingFromAnotherThreadUnblocksAReader() throws Exception {
-        SshTunnel tunnel = open(silent);
-        try (SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.localSocketPath()))) {
+        UnixSocketRelay tunnel = open(silent);
+        try (SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.socketPath()))) {
             local.write(ByteBuffer.wrap("a request the host never answers".getBytes()));
             CompletableFuture<Integer> read = CompletableFuture.supplyAsync(() -> {
                 try {
@@ -122,12 +132,13 @@ class SshTunnelLifecycleTest {
             assertThat((System.nanoTime() - closing) / 1_000_000).isLessThan(1_000);
             closer.join(5_000);
         }
-        assertThat(tunnel.closed().toCompletableFuture().get(1, TimeUnit.SECONDS)).isEqualTo("closed by the caller");
+        assertThat(tunnel.isOpen()).isFalse();
+        assertThat(tunnel.lossReason()).as("closed by the caller, not lost").isEmpty();
     }
 
     @Test
     void anInterruptedThreadStillReleasesEverythingAndStaysInterrupted() throws Exception {
-        SshTunnel tunnel = open(echo);
+        UnixSocketRelay tunnel = open(echo);
         CompletableFuture<Boolean> stillInterrupted = new CompletableFuture<>();
         Thread cancelled = new Thread(() -> {
             Thread.currentThread().interrupt();
@@ -136,29 +147,29 @@ class SshTunnelLifecycleTest {
         }, "test-cancelled-caller");
         cancelled.start();
         assertThat(stillInterrupted.get(5, TimeUnit.SECONDS)).isTrue();
-        assertThat(tunnel.localSocketDirectory()).doesNotExist();
-        // The @AfterEach check then finds no thread left, MINA's included.
+        assertThat(tunnel.socketPath().getParent()).doesNotExist();
+        // The @AfterEach check then finds no relay thread and no SSH session left.
     }
 
     @Test
     void closeIsIdempotentAndTheSocketIsGoneAfterwards() throws Exception {
-        SshTunnel tunnel = open(echo);
+        UnixSocketRelay tunnel = open(echo);
         Thread other = new Thread(tunnel::close, "test-closer");
         other.start();
         tunnel.close();
         other.join(5_000);
         tunnel.close();
         assertThat(tunnel.isOpen()).isFalse();
-        assertThatThrownBy(() -> SocketChannel.open(UnixDomainSocketAddress.of(tunnel.localSocketPath())))
+        assertThatThrownBy(() -> SocketChannel.open(UnixDomainSocketAddress.of(tunnel.socketPath())))
                 .isInstanceOf(IOException.class);
     }
 
     @Test
     void theTunnelStaysUsableAcrossManyConnections() throws Exception {
-        try (SshTunnel tunnel = open(echo)) {
+        try (UnixSocketRelay tunnel = open(echo)) {
             for (int round = 0; round < 50; round++) {
                 byte[] sent = ("round " + round).getBytes();
-                try (SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.localSocketPath()))) {
+                try (SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.socketPath()))) {
                     assertThat(SshTunnelForwardingTest.roundTrip(local, sent)).isEqualTo(sent);
                 }
             }
@@ -172,7 +183,7 @@ class SshTunnelLifecycleTest {
     }
 
     private static long tunnelConnectionThreads() {
-        return TunnelThreadsCount.names().stream().filter(name -> name.contains("-host-")).count();
+        return TunnelThreadsCount.names().stream().filter(name -> name.contains("-to-")).count();
     }
 
     private static long readUntilTheEnd(SocketChannel local, CountDownLatch flowing) {

@@ -53,11 +53,4 @@ class SshTunnelSettingsTest {
                 .hasMessageContaining("keepaliveMaxMissed");
         assertThatThrownBy(() -> HostKeyPolicy.knownHosts(null)).hasMessageContaining("known_hosts");
     }
-
-    @Test
-    void permanenceIsAPropertyOfTheReason() {
-        assertThat(SshTunnelException.Reason.KEY_FILE_MISSING.isPermanent()).isFalse();
-        assertThat(SshTunnelException.Reason.KEY_FILE_INVALID.isPermanent()).isTrue();
-        assertThat(new SshTunnelException(SshTunnelException.Reason.HOST_KEY_MISMATCH, "m").isPermanent()).isTrue();
-    }
 }

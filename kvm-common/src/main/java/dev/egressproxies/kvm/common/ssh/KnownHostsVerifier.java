@@ -1,0 +1,242 @@
+package dev.egressproxies.kvm.common.ssh;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.PublicKey;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import org.apache.sshd.client.config.hosts.KnownHostEntry;
+import org.apache.sshd.client.keyverifier.KnownHostsServerKeyVerifier;
+import org.apache.sshd.client.keyverifier.RejectAllServerKeyVerifier;
+import org.apache.sshd.client.keyverifier.ServerKeyVerifier;
+import org.apache.sshd.client.keyverifier.StaticServerKeyVerifier;
+import org.apache.sshd.client.session.ClientSession;
+import org.apache.sshd.common.NamedFactory;
+import org.apache.sshd.common.config.keys.KeyUtils;
+import org.apache.sshd.common.config.keys.PublicKeyEntryResolver;
+import org.apache.sshd.common.signature.Signature;
+import org.apache.sshd.common.util.net.SshdSocketAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * MINA's known_hosts check (markers such as {@code @revoked} and {@code @cert-authority}, hashed
+ * names, {@code [host]:port} for ports other than 22), extended through its hooks so that a refusal
+ * says what to fix; MINA itself reduces every refusal to "Server key did not validate".
+ *
+ * <p>The file is read once, when the verifier is made for a connection attempt, and strictly: a bad
+ * line is refused with its number, where OpenSSH and MINA skip it and turn a typo into a puzzling
+ * "unknown host". Entries whose key type this client cannot decode are skipped, as OpenSSH does. A
+ * host matches under the name it was dialled by and under its numeric address.
+ */
+final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
+    /** Far above any real known_hosts file; a bound so a wrong path cannot exhaust the heap. */
+    static final int MAXIMUM_BYTES = 4 * 1024 * 1024;
+    private static final Logger LOG = LoggerFactory.getLogger(KnownHostsVerifier.class);
+    private static final String REVOKED = "revoked";
+
+    private final String host;
+    private final int port;
+    private final List<HostEntryPair> entries;
+    private final Map<KnownHostEntry, Integer> lineNumbers;
+    private final AtomicReference<String> refusal = new AtomicReference<>();
+
+    private KnownHostsVerifier(Path file, String host, int port, List<HostEntryPair> entries,
+            Map<KnownHostEntry, Integer> lineNumbers) {
+        // MINA asks the delegate about unknown hosts and appends the key to the file when it says
+        // yes; acceptUnknownHostKey below never asks it, and it would say no.
+        super(RejectAllServerKeyVerifier.INSTANCE, file);
+        this.host = host;
+        this.port = port;
+        this.entries = entries;
+        this.lineNumbers = lineNumbers;
+    }
+
+    /**
+     * Returns the verifier {@code policy} asks for: this check with the known_hosts file read now,
+     * or MINA's accept-all that warns at every connection, so the opt-in never goes unnoticed.
+     */
+    static ServerKeyVerifier forPolicy(HostKeyPolicy policy, String host, int port) throws SshTunnelException {
+        if (policy instanceof HostKeyPolicy.KnownHostsFile knownHosts) {
+            return load(knownHosts.file(), host, port);
+        }
+        return new StaticServerKeyVerifier(true) {
+            @Override
+            protected void handleAcceptance(ClientSession session, SocketAddress remoteAddress, PublicKey key) {
+                LOG.warn("Accepting host key {} of {}:{} without checking it, because insecureIgnoreHostKey is set:"
+                        + " anyone who can intercept this connection can pose as the hypervisor. Configure a"
+                        + " known_hosts file instead.", describe(key), host, port);
+            }
+        };
+    }
+
+    /** Reads and parses {@code file} for a connection to {@code host:port}. */
+    static KnownHostsVerifier load(Path file, String host, int port) throws SshTunnelException {
+        byte[] content;
+        try {
+            content = PrivateKeyFile.readAtMost(file, MAXIMUM_BYTES).orElseThrow(() -> SshTunnelException.permanent(
+                    "known_hosts file " + file + " is larger than " + MAXIMUM_BYTES / (1024 * 1024)
+                            + " MiB: point the setting at a real known_hosts file", null));
+        } catch (NoSuchFileException e) {
+            throw SshTunnelException.retryable("known_hosts file " + file + " does not exist (yet): create or mount"
+                    + " it with the hypervisors' host keys (for example from 'ssh-keyscan -p PORT HOST'), or opt in"
+                    + " to insecureIgnoreHostKey on test machines", e);
+        } catch (IOException e) {
+            throw SshTunnelException.retryable("known_hosts file " + file + " cannot be read (" + e
+                    + "): check that this process may read it", e);
+        }
+        List<HostEntryPair> entries = new ArrayList<>();
+        Map<KnownHostEntry, Integer> lineNumbers = new IdentityHashMap<>();
+        String[] lines = new String(content, StandardCharsets.UTF_8).split("\\R", -1);
+        for (int index = 0; index < lines.length; index++) {
+            String line = lines[index].trim();
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            try {
+                KnownHostEntry entry = KnownHostEntry.parseKnownHostEntry(line);
+                if (entry == null || entry.getKeyEntry() == null) {
+                    throw new IllegalArgumentException("no key in the line");
+                }
+                // IGNORING yields null for key types MINA cannot decode; those entries are skipped.
+                PublicKey key = entry.getKeyEntry().resolvePublicKey(null, Map.of(), PublicKeyEntryResolver.IGNORING);
+                if (key != null) {
+                    entries.add(new HostEntryPair(entry, key));
+                    lineNumbers.put(entry, index + 1);
+                }
+            } catch (IOException | GeneralSecurityException | RuntimeException e) {
+                throw SshTunnelException.permanent("known_hosts file " + file + " line " + (index + 1) + " is not a"
+                        + " valid entry (" + e.getMessage() + "): fix or remove that line; entries look like"
+                        + " '[host]:port ssh-ed25519 AAAA...' (plain 'host' for port 22)", e);
+            }
+        }
+        return new KnownHostsVerifier(file, host, port, List.copyOf(entries), lineNumbers);
+    }
+
+    /** Returns why the host's key was refused, once it was. */
+    Optional<String> refusal() {
+        return Optional.ofNullable(refusal.get());
+    }
+
+    /**
+     * Returns {@code available} with the host key algorithms of the keys recorded for the host first:
+     * sshd presents the key of the first algorithm in the client's list it has, and a host with
+     * several host keys would otherwise present one that known_hosts does not list. Certificates go
+     * last.
+     */
+    List<NamedFactory<Signature>> preferVerifiableAlgorithms(List<NamedFactory<Signature>> available) {
+        Set<String> recordedTypes = entries.stream()
+                .filter(pair -> pair.getHostEntry().getMarker() == null && pair.getHostEntry().isHostMatch(host, port))
+                .map(pair -> KeyUtils.getKeyType(pair.getServerKey()))
+                .collect(Collectors.toSet());
+        List<NamedFactory<Signature>> preferred = new ArrayList<>();
+        List<NamedFactory<Signature>> others = new ArrayList<>();
+        for (NamedFactory<Signature> factory : available) {
+            String algorithm = factory.getName();
+            boolean recorded = !algorithm.contains("-cert-")
+                    && recordedTypes.contains(KeyUtils.getCanonicalKeyType(algorithm));
+            (recorded ? preferred : others).add(factory);
+        }
+        preferred.addAll(others);
+        return preferred;
+    }
+
+    @Override
+    public boolean verifyServerKey(ClientSession session, SocketAddress remoteAddress, PublicKey serverKey) {
+        boolean accepted = super.verifyServerKey(session, remoteAddress, serverKey);
+        if (!accepted && refusal.get() == null) {
+            // MINA refuses a host certificate that no @cert-authority entry vouches for without a hook.
+            refuse("host " + hostAndPort() + " presented a host certificate that no @cert-authority entry of"
+                    + " known_hosts file " + getPath() + " vouches for: record the host's plain key there ("
+                    + keyscanHint() + ")");
+        }
+        return accepted;
+    }
+
+    @Override
+    protected List<HostEntryPair> reloadKnownHosts(ClientSession session, Path file) {
+        return entries;
+    }
+
+    @Override
+    protected Set<SshdSocketAddress> resolveHostNetworkIdentities(ClientSession session, SocketAddress remoteAddress) {
+        Set<SshdSocketAddress> identities = new LinkedHashSet<>();
+        identities.add(new SshdSocketAddress(host, port));
+        if (remoteAddress instanceof InetSocketAddress inet && inet.getAddress() != null) {
+            identities.add(new SshdSocketAddress(inet.getAddress().getHostAddress(), port));
+        }
+        return identities;
+    }
+
+    @Override
+    protected boolean acceptUnknownHostKey(ClientSession session, SocketAddress remoteAddress, PublicKey serverKey) {
+        return refuse("host " + hostAndPort() + " has no entry in known_hosts file " + getPath() + ", so its key "
+                + describe(serverKey) + " cannot be checked: after confirming that fingerprint on the host"
+                + " ('ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub'), add it with " + keyscanHint());
+    }
+
+    @Override
+    protected void handleRevokedKey(ClientSession session, SocketAddress remoteAddress, PublicKey serverKey) {
+        String lines = lines(findKnownHostEntries(session, remoteAddress, entries).stream()
+                .filter(pair -> REVOKED.equals(pair.getHostEntry().getMarker())
+                        && KeyUtils.compareKeys(pair.getServerKey(), serverKey))
+                .toList(), false);
+        refuse("host " + hostAndPort() + " presented key " + describe(serverKey) + ", which known_hosts file "
+                + getPath() + " " + lines + " marks @revoked: the host needs a new host key, recorded in known_hosts");
+    }
+
+    @Override
+    public boolean acceptModifiedServerKey(ClientSession session, SocketAddress remoteAddress, KnownHostEntry entry,
+            PublicKey expected, PublicKey actual) {
+        String recorded = lines(findKnownHostEntries(session, remoteAddress, entries).stream()
+                .filter(pair -> pair.getHostEntry().getMarker() == null)
+                .toList(), true);
+        return refuse("host " + hostAndPort() + " presented key " + describe(actual) + ", but known_hosts file "
+                + getPath() + " records " + recorded + " for it. Either the host was reinstalled or someone is"
+                + " intercepting the connection. Only if the change is expected: remove the old entry with"
+                + " 'ssh-keygen -R " + knownHostsName() + " -f " + getPath() + "' and add the new key with "
+                + keyscanHint());
+    }
+
+    private boolean refuse(String message) {
+        refusal.compareAndSet(null, message);
+        return false;
+    }
+
+    /** Names entries by line, with their keys when {@code withKeys}: "line 3" or "KEY (line 3), KEY (line 5)". */
+    private String lines(List<HostEntryPair> pairs, boolean withKeys) {
+        return pairs.stream()
+                .map(pair -> withKeys ? describe(pair.getServerKey()) + " (line " + lineNumbers.get(pair.getHostEntry())
+                        + ")" : "line " + lineNumbers.get(pair.getHostEntry()))
+                .collect(Collectors.joining(", "));
+    }
+
+    private String hostAndPort() {
+        return host + ":" + port;
+    }
+
+    /** How known_hosts writes the host: bare for port 22, bracketed with the port otherwise. */
+    private String knownHostsName() {
+        return port == SshTunnelSettings.DEFAULT_PORT ? host : "[" + host + "]:" + port;
+    }
+
+    private String keyscanHint() {
+        return "'ssh-keyscan -p " + port + " " + host + " >> " + getPath() + "'";
+    }
+
+    private static String describe(PublicKey key) {
+        return KeyUtils.getKeyType(key) + " " + KeyUtils.getFingerPrint(key);
+    }
+}
