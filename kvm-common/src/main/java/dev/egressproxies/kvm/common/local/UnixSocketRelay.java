@@ -75,6 +75,11 @@ public final class UnixSocketRelay implements LibvirtTransport {
         /** Releases what carries the far ends (an SSH session); called once, when the relay closes. */
         default void close() {
         }
+
+        /** Why what carries the far ends is gone, if it is: asked when a connection ended on its own. */
+        default Optional<String> lossReason() {
+            return Optional.empty();
+        }
     }
 
     /** The far end of one connection: bytes both ways, and an end of output that keeps reading. */
@@ -163,7 +168,9 @@ public final class UnixSocketRelay implements LibvirtTransport {
 
     @Override
     public Optional<String> lossReason() {
-        return Optional.ofNullable(lossReason);
+        String reason = lossReason;
+        // A connection can end before the upstream's own notice of its loss arrives (sshd died).
+        return reason == null && connectionLost ? upstream.lossReason() : Optional.ofNullable(reason);
     }
 
     /** Closes the relay because what carries it is gone; {@link #lossReason()} then says {@code reason}. */
@@ -178,7 +185,6 @@ public final class UnixSocketRelay implements LibvirtTransport {
     /** Closes the socket, every connection and the upstream, and deletes the folder; idempotent, never blocks. */
     @Override
     public void close() {
-        lossReason = null;
         shutDown();
     }
 

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.apache.sshd.client.SshClient;
 import org.apache.sshd.client.auth.pubkey.UserAuthPublicKeyFactory;
@@ -64,10 +65,11 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
      */
     private static final Duration WAIT_FOR_WINDOW = Duration.ofDays(1);
     private static final AttributeKey<Attempt> ATTEMPT = new AttributeKey<>();
-    private static final AttributeKey<Throwable> FAILURE = new AttributeKey<>();
 
     private final SshTunnelSettings settings;
     private final ClientSession session;
+    /** The first failure of the open session (an unanswered keepalive, a reset); MINA drops attributes on close. */
+    private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
 
     /** What one connection attempt sets on its session, before MINA reads it. */
     private record Attempt(SshTunnelSettings settings, ServerKeyVerifier verifier) {
@@ -116,6 +118,12 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 throw refusal(verifier).orElse(authenticationFailure(settings, authenticating.getException(), keyPairs));
             }
             SshTunnel tunnel = new SshTunnel(settings, session);
+            session.addSessionListener(new SessionListener() {
+                @Override
+                public void sessionException(Session failed, Throwable failure) {
+                    tunnel.firstFailure.compareAndSet(null, failure);
+                }
+            });
             // Only a tunnel whose forwarding works is handed out, and a refusal is reported with its
             // cause, not as an unexplained end of stream; the probe shares the handshake's budget.
             tunnel.openChannel(remaining(deadline)).close();
@@ -148,6 +156,11 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         } catch (SshTunnelException e) {
             throw new IOException(e.getMessage(), e);
         }
+    }
+
+    @Override
+    public Optional<String> lossReason() {
+        return session.isOpen() ? Optional.empty() : Optional.of(lostReason());
     }
 
     /** Closes the session, at once: the relay has already cut every connection through it. */
@@ -217,7 +230,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
 
     /** Why the session ended without the relay's close: a sentence naming the server and what to check. */
     private String lostReason() {
-        Throwable failure = session.getAttribute(FAILURE);
+        Throwable failure = firstFailure.get();
         return "the SSH connection to " + settings.destination() + " was lost"
                 + (failure == null ? "" : ": " + failure.getMessage())
                 + " (sshd closed it or died; libvirtd was not reached): check that sshd there is running and keeps"
@@ -305,12 +318,6 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 }
             }
 
-            @Override
-            public void sessionException(Session session, Throwable failure) {
-                if (session.getAttribute(FAILURE) == null) {
-                    session.setAttribute(FAILURE, failure);
-                }
-            }
         });
         client.start();
         return client;

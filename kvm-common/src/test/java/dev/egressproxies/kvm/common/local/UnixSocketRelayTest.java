@@ -11,7 +11,9 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -109,12 +111,47 @@ class UnixSocketRelayTest {
     }
 
     @Test
-    void listensInAFolderOnlyItsUserCanEnter() throws Exception {
+    void listensInAFolderOnlyItsUserCanEnterNamedAfterItsProcessAndDeletedWithItsContent() throws Exception {
         relay = UnixSocketRelay.start(startTarget(Behaviour.ECHO));
+        Path relayFolder = relay.socketPath().getParent();
 
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(relay.socketPath().getParent())))
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(relayFolder)))
                 .isEqualTo("rwx------");
         assertThat(relay.socketPath().getFileName()).hasToString("libvirt.sock");
+        assertThat(relayFolder.getFileName().toString())
+                .startsWith("egress-libvirt-" + ProcessHandle.current().pid() + "-");
+        Files.writeString(relayFolder.resolve("left-behind"), "stands in for another file");
+        relay.close();
+        assertThat(relayFolder).doesNotExist();
+        relay.close();
+    }
+
+    @Test
+    void foldersOfProcessesThatAreGoneAreRemovedAndOthersKept() throws Exception {
+        String prefix = "egress-test-";
+        Process finished = new ProcessBuilder("true").start();
+        finished.waitFor();
+        Path ofDeadProcess = relayFolder(prefix + finished.pid() + "-123");
+        Path ofThisProcess = relayFolder(prefix + ProcessHandle.current().pid() + "-456");
+        Path ofReusedPid = relayFolder(prefix + ProcessHandle.current().pid() + "-789");
+        // Older than this process: the PID was another process's when the folder was made.
+        Files.setLastModifiedTime(ofReusedPid, FileTime.from(Instant.parse("2001-01-01T00:00:00Z")));
+        Path notOurs = relayFolder(prefix + "no-pid");
+        Path otherPrefix = relayFolder("egress-other-" + finished.pid() + "-1");
+
+        UnixSocketRelay.removeFoldersOfDeadProcesses(folder, prefix);
+
+        assertThat(ofDeadProcess).doesNotExist();
+        assertThat(ofReusedPid).doesNotExist();
+        assertThat(ofThisProcess).exists();
+        assertThat(notOurs).exists();
+        assertThat(otherPrefix).exists();
+    }
+
+    private Path relayFolder(String name) throws IOException {
+        Path created = Files.createDirectory(folder.resolve(name));
+        Files.writeString(created.resolve("libvirt.sock"), "stands in for the socket");
+        return created;
     }
 
     @Test
