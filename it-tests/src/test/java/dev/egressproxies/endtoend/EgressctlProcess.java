@@ -25,16 +25,26 @@ public final class EgressctlProcess {
     private final Map<String, String> environment = new HashMap<>();
 
     public EgressctlProcess(Path home, Path workingDirectory) {
+        this(distribution().resolve("bin/egressctl"), home, workingDirectory);
+    }
+
+    /** Runs another launcher, such as one unpacked from the release archive or a symlink to it. */
+    public EgressctlProcess(Path launcher, Path home, Path workingDirectory) {
+        if (!Files.isExecutable(launcher)) {
+            throw new IllegalStateException(launcher + " is missing: build it with ./mvnw package -pl runtime -am");
+        }
+        this.launcher = launcher;
+        this.home = home;
+        this.workingDirectory = workingDirectory;
+    }
+
+    /** Returns the packaged distribution's folder (runtime/target/egressctl). */
+    public static Path distribution() {
         String distribution = System.getProperty("egressctl.home");
         if (distribution == null) {
             throw new IllegalStateException("system property egressctl.home is not set; run through Maven");
         }
-        this.launcher = Path.of(distribution, "bin", "egressctl");
-        if (!Files.isExecutable(launcher)) {
-            throw new IllegalStateException(launcher + " is missing: build it with ./mvnw package -pl runtime -am");
-        }
-        this.home = home;
-        this.workingDirectory = workingDirectory;
+        return Path.of(distribution);
     }
 
     /** Sets an environment variable for every later run. */

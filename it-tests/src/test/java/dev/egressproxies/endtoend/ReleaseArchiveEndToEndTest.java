@@ -1,0 +1,112 @@
+package dev.egressproxies.endtoend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The release archive the way a user installs it: unpacked outside the source tree, started through
+ * a symlink from another folder with the JDK named only by {@code JAVA_HOME}, it finds its bundled
+ * backends in {@code plugins/}, makes its class-data-sharing archive in the user's cache on the first
+ * run without a word on standard output, and creates, lists, gets and deletes. Tagged
+ * {@code integration}: it needs the archive, which only {@code package} builds.
+ */
+@Tag("integration")
+class ReleaseArchiveEndToEndTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path temp;
+
+    @Test
+    void unpackedAnywhereItRunsThroughASymlinkWithJavaHomeAndItsBundledBackends() throws Exception {
+        Path archive = releaseArchive();
+        Path installed = Files.createDirectories(temp.resolve("opt"));
+        run(installed, "tar", "xzf", archive.toString());
+        Path unpacked;
+        try (Stream<Path> folders = Files.list(installed)) {
+            unpacked = folders.filter(Files::isDirectory).findFirst().orElseThrow();
+        }
+        assertThat(unpacked.getFileName().toString()).startsWith("egressctl-");
+        assertThat(unpacked.resolve("bin/egressctl")).isExecutable();
+        assertThat(unpacked.resolve("lib/egressctl.jsa")).isRegularFile();
+        assertThat(unpacked.resolve("notices/THIRD-PARTY.txt")).content().contains("sshd-osgi").contains("picocli");
+        assertThat(unpacked.resolve("examples/kvm2.yaml")).isRegularFile();
+        for (String backend : List.of("fake", "kvm", "kvm2")) {
+            assertThat(unpacked.resolve("plugins/" + backend)).isDirectoryContaining("glob:**/provider-" + backend + "-*.jar");
+        }
+        assertThat(unpacked.resolve("lib")).isDirectoryNotContaining("glob:**/provider-kvm*.jar");
+
+        // JAVA_HOME names a JDK whose java leaves a mark, so the test knows that java is the one started.
+        Path marker = temp.resolve("java-started");
+        Path jdk = Files.createDirectories(temp.resolve("jdk/bin"));
+        Path java = Files.writeString(jdk.resolve("java"), "#!/bin/sh\ntouch '" + marker + "'\nexec '"
+                + Path.of(System.getProperty("java.home"), "bin", "java") + "' \"$@\"\n");
+        Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path bin = Files.createDirectories(temp.resolve("usr/bin"));
+        Path symlink = Files.createSymbolicLink(bin.resolve("egressctl"), unpacked.resolve("bin/egressctl"));
+        Path home = Files.createDirectories(temp.resolve("home"));
+        Path work = Files.createDirectories(temp.resolve("work"));
+        Path state = temp.resolve("state");
+        Files.writeString(work.resolve("egress.yaml"), """
+                providers:
+                  - name: lab
+                    type: fake
+                    stateFile: %s/lab.json
+                """.formatted(state));
+        EgressctlProcess egressctl = new EgressctlProcess(symlink, home, work)
+                .with("JAVA_HOME", jdk.getParent().toString());
+
+        // The first run makes the archive for this JDK and folder; its output stays clean JSON.
+        JsonNode providers = json(egressctl.run("providers", "-o", "json"));
+        assertThat(marker).exists();
+        assertThat(providers.toString()).contains(unpacked.resolve("plugins/kvm2").toString());
+        try (Stream<Path> cached = Files.list(home.resolve(".cache/egressctl"))) {
+            assertThat(cached.map(path -> path.getFileName().toString()).toList())
+                    .singleElement().asString().matches("cds-\\d+\\.jsa");
+        }
+
+        EgressctlProcess.Result created = egressctl.run("create", "vm1", "--machine-type", "small",
+                "--image", "debian-12");
+        assertThat(created.exitCode()).as(created.toString()).isZero();
+        String id = created.out().trim();
+        assertThat(id).startsWith("lab/");
+        assertThat(json(egressctl.run("get", id, "-o", "json")).get("state").asText()).isEqualTo("RUNNING");
+        assertThat(json(egressctl.run("list", "-o", "json"))).hasSize(1);
+        EgressctlProcess.Result deleted = egressctl.run("delete", id);
+        assertThat(deleted.exitCode()).as(deleted.toString()).isZero();
+        assertThat(json(egressctl.run("list", "-o", "json"))).isEmpty();
+    }
+
+    private static Path releaseArchive() throws IOException {
+        Path target = EgressctlProcess.distribution().getParent();
+        try (Stream<Path> files = Files.list(target)) {
+            return files.filter(path -> path.getFileName().toString().matches("egressctl-.*\\.tar\\.gz"))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalStateException("no egressctl-VERSION.tar.gz in " + target
+                            + ": build it with ./mvnw package -pl runtime -am"));
+        }
+    }
+
+    private static void run(Path directory, String... command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).directory(directory.toFile()).inheritIO().start();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as(String.join(" ", command)).isTrue();
+        assertThat(process.exitValue()).as(String.join(" ", command)).isZero();
+    }
+
+    private static JsonNode json(EgressctlProcess.Result result) throws IOException {
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        return JSON.readTree(result.out());
+    }
+}
