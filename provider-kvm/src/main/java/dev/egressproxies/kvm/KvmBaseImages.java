@@ -14,7 +14,6 @@ import dev.egressproxies.kvm.common.instance.FetchLeases;
 import dev.egressproxies.kvm.common.instance.HostCaller;
 import dev.egressproxies.kvm.common.instance.HostPreflight;
 import dev.egressproxies.kvm.common.instance.ImageFailures;
-import dev.egressproxies.kvm.common.instance.KeyedLocks;
 import dev.egressproxies.kvm.common.instance.LibvirtSteps;
 import dev.egressproxies.kvm.common.instance.Pools;
 import dev.egressproxies.kvm.common.instance.Volumes;
@@ -68,7 +67,6 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
     private final BaseVolumeFetch fetch;
     private final ImageFetcher probe;
     private final BaseImageDiscard discard;
-    private final KeyedLocks locks = new KeyedLocks();
     private final FetchLeases leases;
 
     KvmBaseImages(String entry, KvmConfig config, HostCaller hosts, ImageFetcher fetcher) {
@@ -135,16 +133,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
         KvmImage image = choice.image();
         String volume = BaseVolumeNames.base(imageKey, image);
         String what = "another create downloading image '" + imageKey + "' to host '" + host.name() + "'";
-        return locks.withLock(host.name() + "/" + volume, call, what, () -> {
-            AtomicReference<FetchLeases.Held> lease = new AtomicReference<>();
-            try {
-                return leasedEnsure(host, choice, call, lease);
-            } finally {
-                if (lease.get() != null) {
-                    lease.get().release(call);
-                }
-            }
-        });
+        return leases.exclusively(host, volume, call, what, lease -> leasedEnsure(host, choice, call, lease));
     }
 
     /** The base's path: the one found complete, or the one downloaded under the fetch lease, set into {@code lease}. */

@@ -13,7 +13,6 @@ import dev.egressproxies.kvm.common.instance.FetchLeases;
 import dev.egressproxies.kvm.common.instance.HostCaller;
 import dev.egressproxies.kvm.common.instance.HostPreflight;
 import dev.egressproxies.kvm.common.instance.ImageFailures;
-import dev.egressproxies.kvm.common.instance.KeyedLocks;
 import dev.egressproxies.kvm.common.instance.LibvirtSteps;
 import dev.egressproxies.kvm.common.instance.Pools;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
@@ -74,7 +73,6 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     private final BaseImageTransfer transfer;
     private final BaseImageDiscard discard;
     private final Kvm2Telemetry telemetry;
-    private final KeyedLocks locks = new KeyedLocks();
     private final FetchLeases leases;
 
     DigestPinnedImages(ImageCatalogue catalogue, HostCaller hosts, ImageFetcher probe, Duration rpcBudget,
@@ -121,16 +119,8 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     @Override
     public String ensure(HostSettings host, Kvm2Image image, Call call) {
         String what = "another create fetching image " + image.label() + " to host '" + host.name() + "'";
-        return locks.withLock(host.name() + "/" + image.volume(), call, what, () -> {
-            AtomicReference<FetchLeases.Held> lease = new AtomicReference<>();
-            try {
-                return leasedEnsure(host, image, call, what.substring("another create ".length()), lease);
-            } finally {
-                if (lease.get() != null) {
-                    lease.get().release(call);
-                }
-            }
-        });
+        return leases.exclusively(host, image.volume(), call, what,
+                lease -> leasedEnsure(host, image, call, what.substring("another create ".length()), lease));
     }
 
     /**

@@ -17,6 +17,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,6 +80,8 @@ public final class FetchLeases {
     private final Clock clock;
     /** Tokens of leases this instance took and has not seen removed: found again, they are its own leftovers. */
     private final Set<String> taken = ConcurrentHashMap.newKeySet();
+    /** One fetch per base and host in this process; the lease makes it one across processes. */
+    private final KeyedLocks fetches = new KeyedLocks();
 
     /** Leases held by this process, released through {@code cleanup}'s best-effort host calls. */
     public FetchLeases(BaseImageDiscard cleanup) {
@@ -89,6 +93,25 @@ public final class FetchLeases {
         this.cleanup = Objects.requireNonNull(cleanup, "cleanup");
         this.self = Objects.requireNonNull(self, "self");
         this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * Runs {@code work} as this process's only fetch of base volume {@code base} to {@code host},
+     * waiting for another thread's first (naming it {@code what} while waiting). A lease that
+     * {@code work} puts into its argument is released at the end, however {@code work} ended.
+     */
+    public <T> T exclusively(HostSettings host, String base, Call call, String what,
+                             Function<AtomicReference<Held>, T> work) {
+        return fetches.withLock(host.name() + "/" + base, call, what, () -> {
+            AtomicReference<Held> lease = new AtomicReference<>();
+            try {
+                return work.apply(lease);
+            } finally {
+                if (lease.get() != null) {
+                    lease.get().release(call);
+                }
+            }
+        });
     }
 
     /**

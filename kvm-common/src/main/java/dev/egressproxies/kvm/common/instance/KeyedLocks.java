@@ -10,7 +10,7 @@ import java.util.function.Supplier;
  * Mutual exclusion per key within this process (a base volume on a host, an instance name), where
  * waiting ends at the caller's deadline or interrupt. A key's lock exists only while in use.
  */
-public final class KeyedLocks {
+final class KeyedLocks {
     private final Map<String, Entry> entries = new HashMap<>();
 
     /**
