@@ -42,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and the firmware libvirt would pick needs SMM (docs/test-stack.md). Booting under emulation takes a
  * minute or more; the figures are printed ({@code [real guest] ...}).
  *
- * <p>Not part of {@code ./mvnw verify}: run with {@code -Pguest-e2e} (README).
+ * <p>Not part of {@code ./mvnw verify}: run with {@code -Pguest-e2e} (docs/real-guest-test.md).
  */
 @Tag("integration")
 @Tag("guest")
