@@ -1,5 +1,6 @@
 package dev.egressproxies.integration;
 
+import dev.egressproxies.conformance.TestProviderContext;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.registry.PluginCatalog;

@@ -1,5 +1,6 @@
 package dev.egressproxies.integration;
 
+import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.conformance.Capability;
 import dev.egressproxies.conformance.ConformanceTarget;

@@ -26,8 +26,10 @@ public final class ProviderException extends RuntimeException {
      * @param kind       whether and when a retry can help
      * @param operation  the call that failed
      * @param entry      the provider entry's configured name
-     * @param instanceId the instance the call was about, or {@code ""} when there is none
-     *                   (listManaged, or a create that failed before the ID was known)
+     * @param instanceId the instance the call was about: the ID for get and delete; for create the
+     *                   ID, or the requested name while the ID is not known yet, so the error always
+     *                   names the instance (the conformance suite checks that); {@code ""} for
+     *                   listManaged, which is about no one instance
      * @param detail     what went wrong and what to do about it
      * @param cause      the underlying failure, or {@code null}
      */
@@ -80,7 +82,7 @@ public final class ProviderException extends RuntimeException {
         return entry;
     }
 
-    /** The instance the call was about, or {@code ""} when there is none. */
+    /** The instance the call was about (for create possibly only its name), or {@code ""} for listManaged. */
     public String instanceId() {
         return instanceId;
     }

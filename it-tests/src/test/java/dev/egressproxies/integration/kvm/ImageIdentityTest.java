@@ -6,7 +6,7 @@ import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.integration.ConfiguredProviders;
-import dev.egressproxies.integration.TestProviderContext;
+import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.kvm.KvmProvider;
 import dev.egressproxies.kvm.common.testing.ImageServer;
 import dev.egressproxies.kvm.common.testing.InstanceVolumes;

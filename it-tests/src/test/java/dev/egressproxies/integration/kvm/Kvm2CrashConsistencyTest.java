@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.integration.ConfiguredProviders;
-import dev.egressproxies.integration.TestProviderContext;
+import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.kvm.common.testing.ImageServer;
 import dev.egressproxies.kvm.common.testing.InstanceVolumes;
 import dev.egressproxies.kvm.common.teststack.Commands;

@@ -5,7 +5,7 @@ import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.integration.ConfiguredProviders;
-import dev.egressproxies.integration.TestProviderContext;
+import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.kvm2.Kvm2Provider;
 import dev.egressproxies.registry.PluginCatalog;
 import java.nio.file.Files;

@@ -6,7 +6,7 @@ import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.integration.ConfiguredProviders;
-import dev.egressproxies.integration.TestProviderContext;
+import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.kvm.common.teststack.Commands;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import dev.egressproxies.kvm.common.teststack.Virsh;

@@ -3,7 +3,7 @@ package dev.egressproxies.integration.kvm;
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.integration.ConfiguredProviders;
-import dev.egressproxies.integration.TestProviderContext;
+import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.kvm.common.testing.ImageServer;
 import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.teststack.TestStack;

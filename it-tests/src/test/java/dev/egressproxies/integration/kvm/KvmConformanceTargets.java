@@ -6,7 +6,7 @@ import dev.egressproxies.conformance.Capability;
 import dev.egressproxies.conformance.ConformanceHarness;
 import dev.egressproxies.conformance.ConformanceTarget;
 import dev.egressproxies.integration.ConfiguredProviders;
-import dev.egressproxies.integration.TestProviderContext;
+import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import java.io.IOException;
 import java.io.UncheckedIOException;

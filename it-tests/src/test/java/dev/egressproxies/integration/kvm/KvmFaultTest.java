@@ -10,7 +10,7 @@ import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.integration.ConfiguredProviders;
-import dev.egressproxies.integration.TestProviderContext;
+import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.kvm.KvmProvider;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import dev.egressproxies.kvm.common.teststack.Virsh;

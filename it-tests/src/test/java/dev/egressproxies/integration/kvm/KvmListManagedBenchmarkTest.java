@@ -7,7 +7,7 @@ import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.integration.ConfiguredProviders;
-import dev.egressproxies.integration.TestProviderContext;
+import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.kvm.KvmProvider;
 import dev.egressproxies.kvm.common.libvirt.Domain;
 import dev.egressproxies.kvm.common.teststack.Commands;

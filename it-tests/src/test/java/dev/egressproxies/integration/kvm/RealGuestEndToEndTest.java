@@ -11,7 +11,7 @@ import dev.egressproxies.api.InstanceState;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.integration.ConfiguredProviders;
-import dev.egressproxies.integration.TestProviderContext;
+import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.kvm.common.teststack.Commands;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import dev.egressproxies.kvm.common.teststack.Virsh;

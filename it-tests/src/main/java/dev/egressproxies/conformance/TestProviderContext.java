@@ -1,4 +1,4 @@
-package dev.egressproxies.integration;
+package dev.egressproxies.conformance;
 
 import dev.egressproxies.api.spi.ProgressReporter;
 import dev.egressproxies.api.spi.ProviderContext;
@@ -8,9 +8,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 
 /**
- * The services the integration tests share with plugins: the real wall clock (the suite compares
- * creation times with its own clock), no telemetry unless a test brings its own, no progress
- * display, and a state directory of the test's own.
+ * A {@link ProviderContext} for a plugin's tests, such as its conformance test: the real wall clock
+ * (the suite compares creation times with its own clock), no telemetry unless the test brings its
+ * own, a new HTTP client with the JDK's defaults, no progress display, and a state directory the
+ * test chooses (a JUnit {@code @TempDir}).
  */
 public final class TestProviderContext implements ProviderContext {
     private final Path stateDirectory;
