@@ -1,25 +1,48 @@
 #!/bin/sh
-# Makes the distribution's class-data-sharing archive at package time: runs `egressctl list` once on
-# the built-in fake with a throw-away home, where the launcher, finding no archive that fits, makes
-# one in that home's cache. It moves to lib/egressctl.jsa, and its key (which names the JDK and the
-# module path) to lib/egressctl.jsa.stamp: the launcher uses it only while the key is the same.
+# Makes the distribution's class-data-sharing archive at package time. Its class list, kept in
+# lib/cds-classes.txt for the launcher to make archives elsewhere, joins two lists: the classes a
+# `list` on the built-in fake loads now (recorded here, with a throw-away home), and those a first
+# contact with a hypervisor loads (src/build/cds-classes.txt, recorded on the test stack by
+# scripts/cds-class-list.sh; a package build has no host to talk to). The launcher, finding no
+# archive that fits, makes one from that list in the throw-away cache, named after its key for this
+# JDK and module path; it moves to lib/egressctl.jsa and the key to lib/egressctl.jsa.stamp.
 #
-# Usage: cds-archive.sh DISTRIBUTION   (runtime/target/egressctl)
+# Usage: cds-archive.sh DISTRIBUTION RECORDED-CLASS-LIST
 set -eu
 distribution=$(cd "$1" && pwd -P)
+recorded=$2
 archive="$distribution/lib/egressctl.jsa"
-rm -f "$archive" "$archive.stamp"
+classes="$distribution/lib/cds-classes.txt"
+rm -f "$archive" "$archive.stamp" "$classes"
 home=$(mktemp -d "${TMPDIR:-/tmp}/egressctl-cds.XXXXXX")
 trap 'rm -rf "$home"' EXIT
-made=
-if env -u EGRESSCTL_PLUGINS -u EGRESSCTL_NO_CDS_CACHE HOME="$home" XDG_CACHE_HOME="$home/cache" \
-    XDG_STATE_HOME="$home/state" "$distribution/bin/egressctl" list >/dev/null 2>&1; then
-  for made in "$home"/cache/egressctl/cds-*.jsa; do :; done
+launch() {
+  env -u EGRESSCTL_PLUGINS HOME="$home" XDG_CACHE_HOME="$home/cache" XDG_STATE_HOME="$home/state" "$@"
+}
+
+launch EGRESSCTL_NO_CDS_CACHE=1 EGRESSCTL_JAVA_OPTS="-XX:DumpLoadedClassList=$home/fake.txt" \
+  "$distribution/bin/egressctl" list >/dev/null 2>&1 || true
+# Each class once, in first-loaded order: a lambda line needs its class before it.
+cat "$home/fake.txt" "$recorded" 2>/dev/null | grep -v '^#' | awk '!seen[$0]++' >"$classes" || true
+if [ ! -s "$classes" ]; then
+  rm -f "$classes"
+  echo "cds-archive: no class list; egressctl starts without a class-data-sharing archive" >&2
+  exit 0
 fi
-if [ -n "$made" ] && [ -f "$made" ]; then
+
+launch env -u EGRESSCTL_NO_CDS_CACHE "$distribution/bin/egressctl" --version >/dev/null 2>&1 || true
+waited=0
+made=
+while [ "$waited" -lt 120 ]; do
+  for made in "$home"/cache/egressctl/cds-*.jsa; do :; done
+  [ -f "$made" ] && break
+  sleep 1
+  waited=$((waited + 1))
+done
+if [ -f "$made" ]; then
   mv "$made" "$archive"
   key=${made##*/cds-}
   printf '%s\n' "${key%.jsa}" >"$archive.stamp"
 else
-  echo "cds-archive: the JVM made no archive; egressctl starts without one" >&2
+  echo "cds-archive: the JVM made no archive in ${waited} s; egressctl starts without one" >&2
 fi

@@ -69,6 +69,9 @@ public final class EgressctlProcess {
                 || name.startsWith("OTEL_"));
         processEnvironment.put("HOME", home.toString());
         processEnvironment.put("JAVA_HOME", System.getProperty("java.home"));
+        // No class-data-sharing archive made in the background of a run, which could still be
+        // writing into the test's home when the test deletes it; a test may ask for one.
+        processEnvironment.put("EGRESSCTL_NO_CDS_CACHE", "1");
         processEnvironment.putAll(environment);
         try {
             Path out = Files.createTempFile(home, "out", ".txt");
