@@ -18,6 +18,7 @@ module dev.egressproxies.kvm.common {
     requires org.tukaani.xz;
     requires com.github.luben.zstd_jni;
 
+    exports dev.egressproxies.kvm.common;
     exports dev.egressproxies.kvm.common.seed;
     exports dev.egressproxies.kvm.common.libvirt;
     exports dev.egressproxies.kvm.common.host;

@@ -1,6 +1,7 @@
 package dev.egressproxies.kvm;
 
 import dev.egressproxies.api.PreflightCheck;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
@@ -9,9 +10,8 @@ import dev.egressproxies.kvm.common.image.ImageSource;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseImageStrategy;
 import dev.egressproxies.kvm.common.instance.BaseVolumeFetch;
-import dev.egressproxies.kvm.common.instance.Call;
 import dev.egressproxies.kvm.common.instance.FetchLeases;
-import dev.egressproxies.kvm.common.instance.HostCaller;
+import dev.egressproxies.kvm.common.instance.HostPool;
 import dev.egressproxies.kvm.common.instance.HostPreflight;
 import dev.egressproxies.kvm.common.instance.ImageFailures;
 import dev.egressproxies.kvm.common.instance.LibvirtSteps;
@@ -63,13 +63,13 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
 
     private final String entry;
     private final KvmConfig config;
-    private final HostCaller hosts;
+    private final HostPool hosts;
     private final BaseVolumeFetch fetch;
     private final ImageFetcher probe;
     private final BaseImageDiscard discard;
     private final FetchLeases leases;
 
-    KvmBaseImages(String entry, KvmConfig config, HostCaller hosts, ImageFetcher fetcher) {
+    KvmBaseImages(String entry, KvmConfig config, HostPool hosts, ImageFetcher fetcher) {
         this.entry = entry;
         this.config = config;
         this.hosts = hosts;
@@ -220,8 +220,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
         try {
             fetched = fetch.fetch(libvirt, pool, host, volume, source, description, call, created);
         } catch (ImageFetchException failure) {
-            // Turned into the contract's error here, on the link's thread: the connection pool would
-            // take an exception it does not know for a broken link.
+            // Turned into the contract's error here: the pool takes any other exception for a broken link.
             if (failure.reason() == ImageFetchException.Reason.DEADLINE) {
                 throw call.deadlineExceeded(description, failure);
             }

@@ -2,6 +2,7 @@ package dev.egressproxies.kvm;
 
 import dev.egressproxies.kvm.common.instance.EngineFactory;
 import dev.egressproxies.kvm.config.KvmConfig;
+import dev.egressproxies.kvm.config.KvmHost;
 
 /** The plugin entry point of the first KVM backend, selected by {@code type: kvm}. */
 public final class KvmProviderFactory extends EngineFactory<KvmConfig, KvmProvider> {
@@ -10,13 +11,14 @@ public final class KvmProviderFactory extends EngineFactory<KvmConfig, KvmProvid
 
     /** The factory with the production SSH and libvirt transport; ServiceLoader calls this. */
     public KvmProviderFactory() {
-        this(new ProductionHostConnections());
+        this((entry, config, context) -> config.sshAccess().dialer(
+                config.hosts().stream().map(KvmHost::settings).toList()));
     }
 
-    /** A factory whose providers reach their hosts through {@code connections}; for tests. */
-    KvmProviderFactory(HostConnectionsFactory connections) {
+    /** A factory whose providers reach their hosts through what {@code dialers} makes; for tests. */
+    KvmProviderFactory(Dialers<KvmConfig> dialers) {
         super(TYPE, KvmConfig.class, "hosts, machineTypes, images, sshKeyFile and knownHostsFile",
                 (entry, config, context) -> new KvmProvider(entry, config, context,
-                        connections.open(entry, config, context)));
+                        dialers.dialer(entry, config, context)));
     }
 }

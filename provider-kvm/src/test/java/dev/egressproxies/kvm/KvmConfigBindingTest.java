@@ -2,7 +2,7 @@ package dev.egressproxies.kvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.egressproxies.kvm.common.testing.DirectHostConnections;
+import dev.egressproxies.kvm.common.testing.FakeLinkDialer;
 import dev.egressproxies.kvm.common.testing.RegistryBinding;
 import dev.egressproxies.kvm.config.KvmConfig;
 import dev.egressproxies.kvm.config.KvmHost;
@@ -23,7 +23,7 @@ class KvmConfigBindingTest {
     private final AtomicReference<KvmConfig> bound = new AtomicReference<>();
     private final KvmProviderFactory factory = new KvmProviderFactory((entry, config, context) -> {
         bound.set(config);
-        return new DirectHostConnections();
+        return new FakeLinkDialer();
     });
 
     @Test

@@ -3,7 +3,7 @@ package dev.egressproxies.kvm;
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Placement;
-import dev.egressproxies.kvm.common.testing.DirectHostConnections;
+import dev.egressproxies.kvm.common.testing.FakeLinkDialer;
 import dev.egressproxies.kvm.common.testing.FakeHostFleet;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.ImageServer;
@@ -40,7 +40,7 @@ final class KvmFixture implements AutoCloseable {
     final ImageServer server;
     final TestProviderContext context = new TestProviderContext();
     final FakeHostFleet fleet;
-    final DirectHostConnections connections;
+    final FakeLinkDialer connections;
     final List<FakeLibvirtHost> hosts;
     final KvmConfig config;
     final KvmProvider provider;
@@ -56,7 +56,7 @@ final class KvmFixture implements AutoCloseable {
             throw new UncheckedIOException(failed);
         }
         fleet = new FakeHostFleet(hostCount, POOL);
-        connections = fleet.connections();
+        connections = fleet.dialer();
         hosts = fleet.hosts();
         List<KvmHost> hostConfigs = new ArrayList<>();
         for (int number = 1; number <= hostCount; number++) {

@@ -49,7 +49,7 @@ class KvmProviderFactoryTest {
     }
 
     @Test
-    void theProviderReachesItsHostsThroughTheConnectionsTheSeamMakes() {
+    void theProviderReachesItsHostsThroughTheDialerTheSeamMakes() throws InterruptedException {
         try (KvmFixture fixture = KvmFixture.oneHost()) {
             fixture.cacheBaseImage();
             KvmProviderFactory factory = new KvmProviderFactory((entry, config, context) -> fixture.connections);
@@ -59,7 +59,7 @@ class KvmProviderFactoryTest {
                         .isEqualTo("host-1/proxy-1");
             }
 
-            assertThat(fixture.connections.closed()).as("closing the provider closes its connections").isTrue();
+            assertThat(fixture.connections.awaitAllClosed()).as("closing the provider closes its connections").isTrue();
         }
     }
 

@@ -1,14 +1,13 @@
 package dev.egressproxies.kvm2;
 
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
-import dev.egressproxies.kvm.common.host.HostConnections;
 import dev.egressproxies.kvm.common.image.ImageFetchException;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseVolumeFetch;
-import dev.egressproxies.kvm.common.instance.Call;
-import dev.egressproxies.kvm.common.instance.HostCaller;
+import dev.egressproxies.kvm.common.instance.HostPool;
 import dev.egressproxies.kvm.common.instance.ImageFailures;
 import dev.egressproxies.kvm.common.instance.Pools;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
@@ -33,11 +32,11 @@ import java.util.function.Supplier;
  */
 final class BaseImageTransfer {
     private final BaseVolumeFetch fetch;
-    private final Supplier<HostConnections> dedicatedConnections;
+    private final Supplier<HostPool> dedicatedConnections;
     private final Duration transferBudget;
     private final BaseImageDiscard discard;
 
-    BaseImageTransfer(ImageFetcher fetcher, Supplier<HostConnections> dedicatedConnections, Duration transferBudget,
+    BaseImageTransfer(ImageFetcher fetcher, Supplier<HostPool> dedicatedConnections, Duration transferBudget,
                       BaseImageDiscard discard) {
         this.fetch = new BaseVolumeFetch(fetcher);
         this.dedicatedConnections = dedicatedConnections;
@@ -55,9 +54,9 @@ final class BaseImageTransfer {
     FetchResult fetch(HostSettings host, Kvm2Image image, Call call) {
         Call transfer = call.withDeadline(call.deadline().within(transferBudget));
         AtomicReference<StorageVolume> created = new AtomicReference<>();
-        HostConnections dedicated = dedicatedConnections.get();
+        HostPool dedicated = dedicatedConnections.get();
         try {
-            return new HostCaller(dedicated).call(host, transfer,
+            return dedicated.call(host, transfer,
                     libvirt -> upload(libvirt, host, image, transfer, created));
         } catch (RuntimeException failure) {
             dedicated.close();
@@ -77,8 +76,7 @@ final class BaseImageTransfer {
         try {
             return fetch.fetch(libvirt, pool, host, image.volume(), image.source(), description, transfer, created);
         } catch (ImageFetchException failure) {
-            // Turned into the contract's error here, on the link's thread: the connection pool would
-            // take an exception it does not know for a broken link.
+            // Turned into the contract's error here: the pool takes any other exception for a broken link.
             throw ImageFailures.translate(failure, transfer, image.subject());
         }
     }

@@ -1,7 +1,7 @@
 package dev.egressproxies.kvm2;
 
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
-import dev.egressproxies.kvm.common.instance.Call;
 import dev.egressproxies.kvm.common.instance.LibvirtSteps;
 import dev.egressproxies.kvm.common.instance.Volumes;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;

@@ -2,15 +2,15 @@ package dev.egressproxies.kvm2;
 
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.PreflightCheck;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
 import dev.egressproxies.kvm.common.image.ImageFetchException;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseImageStrategy;
-import dev.egressproxies.kvm.common.instance.Call;
 import dev.egressproxies.kvm.common.instance.FetchLeases;
-import dev.egressproxies.kvm.common.instance.HostCaller;
+import dev.egressproxies.kvm.common.instance.HostPool;
 import dev.egressproxies.kvm.common.instance.HostPreflight;
 import dev.egressproxies.kvm.common.instance.ImageFailures;
 import dev.egressproxies.kvm.common.instance.LibvirtSteps;
@@ -66,7 +66,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     private static final Logger LOG = LoggerFactory.getLogger(DigestPinnedImages.class);
 
     private final ImageCatalogue catalogue;
-    private final HostCaller hosts;
+    private final HostPool hosts;
     private final ImageFetcher probe;
     private final Duration rpcBudget;
     private final PoolSpace space;
@@ -75,7 +75,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     private final Kvm2Telemetry telemetry;
     private final FetchLeases leases;
 
-    DigestPinnedImages(ImageCatalogue catalogue, HostCaller hosts, ImageFetcher probe, Duration rpcBudget,
+    DigestPinnedImages(ImageCatalogue catalogue, HostPool hosts, ImageFetcher probe, Duration rpcBudget,
                        PoolSpace space, BaseImageTransfer transfer, BaseImageDiscard discard,
                        Kvm2Telemetry telemetry) {
         this.catalogue = catalogue;

@@ -1,7 +1,7 @@
 package dev.egressproxies.kvm2;
 
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.image.ImageSource;
-import dev.egressproxies.kvm.common.instance.Call;
 import dev.egressproxies.kvm2.config.CatalogueImage;
 import java.util.Locale;
 import java.util.Map;

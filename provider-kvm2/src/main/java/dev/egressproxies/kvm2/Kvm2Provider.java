@@ -6,13 +6,12 @@ import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.api.spi.ProviderContext;
-import dev.egressproxies.kvm.common.host.CachingHostConnections;
 import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.image.ImageFetcher.TransferBudget;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.EntrySettings;
-import dev.egressproxies.kvm.common.instance.HostCaller;
+import dev.egressproxies.kvm.common.instance.HostPool;
 import dev.egressproxies.kvm.common.instance.InstanceEngine;
 import dev.egressproxies.kvm.common.instance.ProviderId;
 import dev.egressproxies.kvm2.config.Kvm2Config;
@@ -40,25 +39,24 @@ public final class Kvm2Provider extends InstanceEngine<Kvm2Image> {
      */
     public Kvm2Provider(String entry, Kvm2Config config, ProviderContext context, HostDialer dialer) {
         this(entry, config, context, dialer, new Kvm2Telemetry(context.openTelemetry(), entry),
-                new HostCaller(new CachingHostConnections(dialer, config.sshAccess().dialTimeout()),
-                        Optional.of(config.rpcBudget())));
+                new HostPool(dialer, config.sshAccess().dialTimeout(), Optional.of(config.rpcBudget())));
     }
 
     private Kvm2Provider(String entry, Kvm2Config config, ProviderContext context, HostDialer dialer,
-                         Kvm2Telemetry telemetry, HostCaller hosts) {
+                         Kvm2Telemetry telemetry, HostPool hosts) {
         super(new EntrySettings(entry, config.hosts(), config.machineTypes(), config.diskSizeGb(),
                 config.vendorData()), hosts, images(entry, config, context, dialer, telemetry, hosts), context.clock());
         this.telemetry = telemetry;
     }
 
     private static DigestPinnedImages images(String entry, Kvm2Config config, ProviderContext context,
-                                             HostDialer dialer, Kvm2Telemetry telemetry, HostCaller hosts) {
+                                             HostDialer dialer, Kvm2Telemetry telemetry, HostPool hosts) {
         Duration dialTimeout = config.sshAccess().dialTimeout();
         BaseImageDiscard discard = new BaseImageDiscard(hosts, config.rpcBudget());
         ImageFetcher fetcher = new ImageFetcher(context::httpClient, context.progress(),
                 TransferBudget.of(config.transferBudget()), config.imageIdleTimeout());
         BaseImageTransfer transfer = new BaseImageTransfer(fetcher,
-                () -> new CachingHostConnections(dialer, dialTimeout), config.transferBudget(), discard);
+                () -> new HostPool(dialer, dialTimeout, Optional.empty()), config.transferBudget(), discard);
         return new DigestPinnedImages(new ImageCatalogue(entry, config.images()), hosts, fetcher, config.rpcBudget(),
                 new PoolSpace(config.diskSizeGb()), transfer, discard, telemetry);
     }

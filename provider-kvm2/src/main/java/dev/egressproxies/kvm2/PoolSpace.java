@@ -1,8 +1,8 @@
 package dev.egressproxies.kvm2;
 
 import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
-import dev.egressproxies.kvm.common.instance.Call;
 import dev.egressproxies.kvm.common.libvirt.PoolInfo;
 
 /**

@@ -10,8 +10,7 @@ import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.config.MachineSize;
-import dev.egressproxies.kvm.common.host.CachingHostConnections;
-import dev.egressproxies.kvm.common.host.HostEndpoint;
+import dev.egressproxies.kvm.common.instance.HostPool;
 import dev.egressproxies.kvm.common.instance.FetchLeases;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
 import dev.egressproxies.kvm.common.local.LocalSocketDialer;
@@ -53,7 +52,7 @@ class Kvm2LocalStackIT {
     private final String suffix = HexFormat.of().formatHex(randomBytes());
     private final String entry = TestStack.NAME_PREFIX + "kvm2-" + suffix;
     private final Leftovers leftovers = new Leftovers();
-    private final CachingHostConnections cleanup = new CachingHostConnections(new LocalSocketDialer());
+    private final HostPool cleanup = new HostPool(new LocalSocketDialer());
     private final HostSettings host = new HostSettings("local", "localhost", null, null,
             STACK.libvirtSocket().toString(), STACK.pool(), STACK.bridge(), STACK.domainType().xmlName(), null, null,
             null);
@@ -90,8 +89,7 @@ class Kvm2LocalStackIT {
     void removeWhatTheTestMade() {
         provider.close();
         server.close();
-        HostEndpoint endpoint = host.endpoint();
-        cleanup.call(endpoint, Requests.deadline(), libvirt -> {
+        cleanup.call(host, Requests.call(), libvirt -> {
             leftovers.removeAll(libvirt, STACK.pool());
             return null;
         });
@@ -167,14 +165,14 @@ class Kvm2LocalStackIT {
     }
 
     private byte[] volume(String name, int maximum) {
-        return cleanup.call(host.endpoint(), Requests.deadline(), libvirt -> {
+        return cleanup.call(host, Requests.call(), libvirt -> {
             StoragePool pool = libvirt.lookupPool(STACK.pool()).orElseThrow();
             return libvirt.downloadVolume(libvirt.lookupVolume(pool, name).orElseThrow(), maximum);
         });
     }
 
     private boolean volumeExists(String name) {
-        return cleanup.call(host.endpoint(), Requests.deadline(), libvirt -> libvirt.lookupVolume(
+        return cleanup.call(host, Requests.call(), libvirt -> libvirt.lookupVolume(
                 libvirt.lookupPool(STACK.pool()).orElseThrow(), name).isPresent());
     }
 

@@ -4,7 +4,6 @@ import dev.egressproxies.api.spi.ProviderContext;
 import dev.egressproxies.api.spi.ProviderFactory;
 import dev.egressproxies.kvm.KvmProvider;
 import dev.egressproxies.kvm.KvmProviderFactory;
-import dev.egressproxies.kvm.common.host.CachingHostConnections;
 import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.local.LocalSocketDialer;
 import dev.egressproxies.kvm.common.ssh.HostKeyPolicy;
@@ -18,7 +17,7 @@ import java.util.List;
 /**
  * A {@code kvm} plugin for the benchmark: binds the same configuration as the real one (the
  * registry does that), and builds {@link KvmProvider}s whose libvirt calls are counted
- * ({@link CountingHostConnections}). Its hosts are reached like production's (SSH tunnel with the
+ * ({@link CountingDialer}). Its hosts are reached like production's (SSH tunnel with the
  * entry's key, known_hosts, handshake timeout and keepalive, and twice the handshake timeout for
  * the whole dial), or, for comparison, through {@link LocalSocketDialer} on this machine, without
  * SSH.
@@ -33,7 +32,7 @@ final class BenchmarkKvmProviderFactory implements ProviderFactory<KvmConfig> {
     }
 
     private final Transport transport;
-    private final List<CountingHostConnections> connections = new ArrayList<>();
+    private final List<CountingDialer> connections = new ArrayList<>();
     private volatile KvmConfig lastConfig;
 
     BenchmarkKvmProviderFactory(Transport transport) {
@@ -52,15 +51,14 @@ final class BenchmarkKvmProviderFactory implements ProviderFactory<KvmConfig> {
 
     @Override
     public KvmProvider create(String entryName, KvmConfig config, ProviderContext context) {
-        CountingHostConnections counting = new CountingHostConnections(
-                new CachingHostConnections(dialer(config), config.handshakeTimeout().multipliedBy(2)));
+        CountingDialer counting = new CountingDialer(dialer(config));
         connections.add(counting);
         lastConfig = config;
         return new KvmProvider(entryName, config, context, counting);
     }
 
-    /** The counted connections of the last provider built. */
-    CountingHostConnections lastConnections() {
+    /** The counting dialer of the last provider built. */
+    CountingDialer lastConnections() {
         return connections.get(connections.size() - 1);
     }
 
@@ -69,7 +67,7 @@ final class BenchmarkKvmProviderFactory implements ProviderFactory<KvmConfig> {
         return lastConfig;
     }
 
-    /** The dialer of one entry: what {@code ProductionHostConnections} does, or the local socket. */
+    /** The dialer of one entry: what the production factory does, or the local socket. */
     HostDialer dialer(KvmConfig config) {
         if (transport == Transport.LOCAL_SOCKET) {
             return new LocalSocketDialer();

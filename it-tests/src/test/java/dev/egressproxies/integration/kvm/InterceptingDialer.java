@@ -1,6 +1,6 @@
 package dev.egressproxies.integration.kvm;
 
-import dev.egressproxies.api.Deadline;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
 import dev.egressproxies.kvm.common.host.HostLink;
@@ -22,8 +22,8 @@ final class InterceptingDialer implements HostDialer {
     }
 
     @Override
-    public HostLink dial(HostEndpoint host, Deadline deadline) {
-        return new InterceptedLink(dialer.dial(host, deadline), interceptor);
+    public HostLink dial(HostEndpoint host, Call dial) {
+        return new InterceptedLink(dialer.dial(host, dial), interceptor);
     }
 
     /** A link whose adapter is intercepted; the rest is the real link's. */

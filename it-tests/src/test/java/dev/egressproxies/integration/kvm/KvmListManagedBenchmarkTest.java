@@ -5,10 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Instance;
+import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.integration.ConfiguredProviders;
 import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.kvm.KvmProvider;
+import dev.egressproxies.kvm.common.Call;
+import dev.egressproxies.kvm.common.host.HostCall;
+import dev.egressproxies.kvm.common.instance.HostPool;
 import dev.egressproxies.kvm.common.libvirt.Domain;
 import dev.egressproxies.kvm.common.teststack.Commands;
 import dev.egressproxies.kvm.common.xml.InstanceMetadata;
@@ -84,7 +88,7 @@ class KvmListManagedBenchmarkTest {
             Timings throughSsh = timeListManaged("through sshd", overSsh, ssh.lastConnections());
             Timings withoutSsh = timeListManaged("local socket, no SSH", overLocalSocket, local.lastConnections());
 
-            CountingHostConnections counted = ssh.lastConnections();
+            CountingDialer counted = ssh.lastConnections();
             counted.reset();
             List<Instance> listed = overSsh.listManaged(Deadline.after(CALL_TIMEOUT));
             report("libvirt calls of one listManaged (%d managed domains listed): %d in %d host call(s): %s",
@@ -127,7 +131,7 @@ class KvmListManagedBenchmarkTest {
      * One call first (which connects, on a new provider), then {@value #RUNS} timed calls; with the
      * time the calls spent inside the libvirt adapter (waiting for libvirtd, mostly).
      */
-    private static Timings timeListManaged(String how, KvmProvider kvm, CountingHostConnections counted) {
+    private static Timings timeListManaged(String how, KvmProvider kvm, CountingDialer counted) {
         long started = System.nanoTime();
         int count = kvm.listManaged(Deadline.after(CALL_TIMEOUT)).size();
         long first = System.nanoTime() - started;
@@ -147,7 +151,7 @@ class KvmListManagedBenchmarkTest {
         return timings;
     }
 
-    private static void countCreateGetDelete(KvmProvider kvm, CountingHostConnections counted) {
+    private static void countCreateGetDelete(KvmProvider kvm, CountingDialer counted) {
         String name = NoKvmLeftovers.BENCHMARK_PREFIX + "probe-" + randomHex();
         CreateRequest request = new CreateRequest(name, "uid-" + name,
                 new Placement(KvmTestConfig.HOST, KvmTestConfig.MACHINE_TYPE, KvmTestConfig.IMAGE),
@@ -178,12 +182,19 @@ class KvmListManagedBenchmarkTest {
         }
     }
 
+    /** Runs {@code work} in one host call through a pool of its own on the last provider's dialer. */
+    private static <T> T onHost(BenchmarkKvmProviderFactory factory, KvmHost host, HostCall<T> work) {
+        try (HostPool pool = new HostPool(factory.lastConnections())) {
+            return pool.call(host.settings(), new Call("benchmark", Operation.GET, "", Deadline.after(CALL_TIMEOUT)),
+                    work);
+        }
+    }
+
     /** The round trip of single libvirt calls, one after another on one warm link. */
     private static void latencyOfSingleCalls(BenchmarkKvmProviderFactory factory, String how) {
         KvmHost host = factory.lastConfig().host(KvmTestConfig.HOST).orElseThrow();
-        CountingHostConnections connections = factory.lastConnections();
         String name = DOMAIN_PREFIX + "-0001";
-        long[][] nanos = connections.call(host.settings().endpoint(), Deadline.after(CALL_TIMEOUT), libvirt -> {
+        long[][] nanos = onHost(factory, host, libvirt -> {
             Domain domain = libvirt.lookupDomain(name).orElseThrow();
             long[] state = new long[LATENCY_SAMPLES];
             long[] metadata = new long[LATENCY_SAMPLES];
@@ -213,7 +224,7 @@ class KvmListManagedBenchmarkTest {
      */
     private static void readsOfEveryDomain(BenchmarkKvmProviderFactory factory, String how) {
         KvmHost host = factory.lastConfig().host(KvmTestConfig.HOST).orElseThrow();
-        long[] nanos = factory.lastConnections().call(host.settings().endpoint(), Deadline.after(CALL_TIMEOUT), libvirt -> {
+        long[] nanos = onHost(factory, host, libvirt -> {
             List<Domain> domains = libvirt.listAllDomains();
             ExecutorService readers = Executors.newFixedThreadPool(PARALLEL_READERS);
             try {
@@ -262,9 +273,8 @@ class KvmListManagedBenchmarkTest {
     /** What reading the metadata element costs in the JVM, per domain. */
     private static void costOfParsingMetadata(BenchmarkKvmProviderFactory factory) {
         KvmHost host = factory.lastConfig().host(KvmTestConfig.HOST).orElseThrow();
-        String element = factory.lastConnections().call(host.settings().endpoint(), Deadline.after(CALL_TIMEOUT),
-                libvirt -> libvirt.domainMetadata(libvirt.lookupDomain(DOMAIN_PREFIX + "-0001").orElseThrow(),
-                        InstanceMetadata.NAMESPACE).orElseThrow());
+        String element = onHost(factory, host, libvirt -> libvirt.domainMetadata(
+                libvirt.lookupDomain(DOMAIN_PREFIX + "-0001").orElseThrow(), InstanceMetadata.NAMESPACE).orElseThrow());
         long[] nanos = new long[DOMAINS];
         for (int round = 0; round < 2; round++) {
             for (int index = 0; index < DOMAINS; index++) {

@@ -3,7 +3,7 @@ package dev.egressproxies.kvm.common.host;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 
 /**
- * Work done against one host's libvirt within {@link HostConnections#call}.
+ * Work done against one host's libvirt within a call of the host pool.
  *
  * @param <T> what the work returns
  */

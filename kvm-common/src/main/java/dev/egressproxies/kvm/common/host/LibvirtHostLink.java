@@ -1,6 +1,8 @@
 package dev.egressproxies.kvm.common.host;
 
-import dev.egressproxies.api.Deadline;
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
@@ -32,36 +34,36 @@ public final class LibvirtHostLink implements HostLink {
     }
 
     /**
-     * Connects libvirt-java through {@code transport} to the host's system QEMU driver. When
-     * {@code deadline} passes first the transport is closed, which ends the attempt. On failure the
+     * Connects libvirt-java through {@code transport} to the host's system QEMU driver. When the
+     * dial's deadline passes first the transport is closed, which ends the attempt. On failure the
      * transport is closed; on success the link owns it.
      *
-     * @throws HostCallException UNREACHABLE when libvirt did not answer or refused for a reason a
-     *                           retry can heal; MISCONFIGURED when authentication failed or the
-     *                           native library is missing
+     * @throws ProviderException TRANSIENT when libvirt did not answer or refused for a reason a
+     *                           retry can heal; PERMANENT when authentication failed or the native
+     *                           library is missing
      */
-    public static LibvirtHostLink open(HostEndpoint host, LibvirtTransport transport, Deadline deadline) {
+    public static LibvirtHostLink open(HostEndpoint host, LibvirtTransport transport, Call dial) {
         Objects.requireNonNull(host, "host");
         Objects.requireNonNull(transport, "transport");
-        DeadlineWatchdog watchdog = DeadlineWatchdog.arm(deadline, transport::close);
+        DeadlineWatchdog watchdog = DeadlineWatchdog.arm(dial.deadline(), transport::close);
         LibvirtJavaHost libvirt;
         try {
             libvirt = LibvirtJavaHost.connect(LibvirtUris.systemThroughSocket(transport.socketPath()));
         } catch (LibvirtException e) {
             watchdog.disarm();
             // Asked before closing: a transport closed by this link no longer knows it was lost.
-            HostCallException failure = connectFailure(host, transport, e, watchdog.fired());
+            ProviderException failure = connectFailure(host, transport, e, watchdog.fired(), dial);
             transport.close();
             throw failure;
         } catch (IllegalStateException e) {
             watchdog.disarm();
             transport.close();
-            throw new HostCallException(HostCallException.Reason.MISCONFIGURED, host.name(), e.getMessage(), e);
+            throw dial.failure(ErrorKind.PERMANENT, e.getMessage(), e);
         }
         if (!watchdog.disarm()) {
             // The deadline passed just as the connection opened; the transport under it is gone.
             libvirt.close();
-            throw connectFailure(host, transport, null, true);
+            throw connectFailure(host, transport, null, true, dial);
         }
         return new LibvirtHostLink(host, transport, libvirt);
     }
@@ -94,26 +96,26 @@ public final class LibvirtHostLink implements HostLink {
         return "LibvirtHostLink[" + host.name() + " via " + transport.socketPath() + "]";
     }
 
-    private static HostCallException connectFailure(HostEndpoint host, LibvirtTransport transport,
-                                                    LibvirtException cause, boolean timedOut) {
+    private static ProviderException connectFailure(HostEndpoint host, LibvirtTransport transport,
+                                                    LibvirtException cause, boolean timedOut, Call dial) {
         String where = "libvirt on host " + host.name() + " (" + host.address() + ", socket " + host.socket() + ")";
         Optional<String> lost = timedOut ? Optional.empty() : transport.lossReason();
         if (lost.isPresent()) {
             // The daemon was never reached: what broke is the link to the host, not libvirtd.
-            return new HostCallException(HostCallException.Reason.UNREACHABLE, host.name(), "connecting to " + where
+            return dial.transientFailure("connecting to " + where
                     + " failed: " + lost.get(), cause);
         }
         if (timedOut) {
-            return new HostCallException(HostCallException.Reason.UNREACHABLE, host.name(), where
+            return dial.transientFailure(where
                     + " did not answer within the time allowed for connecting; check that libvirtd (or virtqemud)"
                     + " runs there and responds ('virsh list' on the host)", cause);
         }
         if (cause.is(LibvirtErrorCode.AUTH_FAILED) || cause.is(LibvirtErrorCode.ACCESS_DENIED)) {
-            return new HostCallException(HostCallException.Reason.MISCONFIGURED, host.name(), where
+            return dial.failure(ErrorKind.PERMANENT, where
                     + " refused the connection: " + cause.getMessage() + "; connect as a user allowed to manage"
                     + " libvirt there (root, or a member of the libvirt group)", cause);
         }
-        return new HostCallException(HostCallException.Reason.UNREACHABLE, host.name(), "connecting to " + where
+        return dial.transientFailure("connecting to " + where
                 + " failed: " + cause.getMessage() + "; check that libvirtd (or virtqemud) runs there and that the"
                 + " socket path is right", cause);
     }

@@ -1,10 +1,10 @@
 package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.api.Deadline;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.host.HostCall;
-import dev.egressproxies.kvm.common.instance.Call;
-import dev.egressproxies.kvm.common.instance.HostCaller;
+import dev.egressproxies.kvm.common.instance.HostPool;
 import dev.egressproxies.kvm.common.instance.Pools;
 import dev.egressproxies.kvm.common.instance.Volumes;
 import java.time.Duration;
@@ -28,20 +28,20 @@ public final class BaseImageDiscard {
     /** How long past the caller's deadline the removal may take. */
     public static final Duration GRACE = Duration.ofSeconds(1);
 
-    private final HostCaller hosts;
+    private final HostPool hosts;
     private final Optional<Duration> budget;
 
     /** Removes volumes through {@code hosts}, each removal given at most {@code budget} (the per-call budget). */
-    public BaseImageDiscard(HostCaller hosts, Duration budget) {
+    public BaseImageDiscard(HostPool hosts, Duration budget) {
         this(hosts, Optional.of(budget));
     }
 
     /** Removes volumes through {@code hosts}, for a backend without a per-call budget. */
-    public BaseImageDiscard(HostCaller hosts) {
+    public BaseImageDiscard(HostPool hosts) {
         this(hosts, Optional.empty());
     }
 
-    private BaseImageDiscard(HostCaller hosts, Optional<Duration> budget) {
+    private BaseImageDiscard(HostPool hosts, Optional<Duration> budget) {
         this.hosts = Objects.requireNonNull(hosts, "hosts");
         this.budget = Objects.requireNonNull(budget, "budget");
     }

@@ -1,6 +1,7 @@
 package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.api.PreflightCheck;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;

@@ -5,6 +5,7 @@ import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.api.spi.ProviderContext;
 import dev.egressproxies.api.spi.ProviderFactory;
+import dev.egressproxies.kvm.common.host.HostDialer;
 import java.util.Objects;
 
 /**
@@ -23,6 +24,15 @@ public abstract class EngineFactory<C, P extends InstanceEngine<?>> implements P
         this.configType = Objects.requireNonNull(configType, "configType");
         this.requiredSettings = requiredSettings;
         this.builder = Objects.requireNonNull(builder, "builder");
+    }
+
+    /**
+     * Where a backend's providers get the dialer of an entry's hosts: SSH in production, fakes or
+     * the local socket in tests. Does no network I/O; hosts are dialled on first use.
+     */
+    @FunctionalInterface
+    public interface Dialers<C> {
+        HostDialer dialer(String entryName, C config, ProviderContext context);
     }
 
     /** How a backend builds the provider of an entry whose configuration is present. */

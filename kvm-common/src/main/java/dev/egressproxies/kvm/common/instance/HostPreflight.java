@@ -3,6 +3,7 @@ package dev.egressproxies.kvm.common.instance;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.libvirt.HostInfo;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
@@ -33,7 +34,7 @@ public final class HostPreflight {
     }
 
     /** The host and machine type checks of the entry. */
-    static List<PreflightCheck> run(EntrySettings settings, HostCaller hosts, Call call) {
+    static List<PreflightCheck> run(EntrySettings settings, HostPool hosts, Call call) {
         List<PreflightCheck> checks = new ArrayList<>();
         for (int index = 0; index < settings.hosts().size(); index++) {
             HostSettings host = settings.hosts().get(index);
@@ -63,7 +64,7 @@ public final class HostPreflight {
         }
     }
 
-    private static PreflightCheck poolCheck(HostSettings host, HostCaller hosts, Call call) {
+    private static PreflightCheck poolCheck(HostSettings host, HostPool hosts, Call call) {
         String name = "storage pool " + host.pool() + " on host " + host.name();
         return check(name, () -> {
             PoolInfo info = hosts.call(host, call,
@@ -77,7 +78,7 @@ public final class HostPreflight {
         });
     }
 
-    private static PreflightCheck bridgeCheck(HostSettings host, int index, HostCaller hosts, Call call) {
+    private static PreflightCheck bridgeCheck(HostSettings host, int index, HostPool hosts, Call call) {
         String name = setting(index, "bridge") + " on host " + host.name();
         return check(name, () -> {
             Optional<Boolean> exists = hosts.call(host, call, libvirt -> unlessUnsupported(
@@ -93,7 +94,7 @@ public final class HostPreflight {
         });
     }
 
-    private static List<PreflightCheck> platformChecks(HostSettings host, int index, HostCaller hosts, Call call) {
+    private static List<PreflightCheck> platformChecks(HostSettings host, int index, HostPool hosts, Call call) {
         String typeName = setting(index, "domainType") + " on host " + host.name();
         Optional<DomainCapabilities> capabilities;
         try {

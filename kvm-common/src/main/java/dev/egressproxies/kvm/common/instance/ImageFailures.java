@@ -1,6 +1,7 @@
 package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.image.ImageFetchException;
 
 /**

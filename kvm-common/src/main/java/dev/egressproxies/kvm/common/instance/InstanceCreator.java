@@ -3,6 +3,7 @@ package dev.egressproxies.kvm.common.instance;
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.libvirt.Domain;
@@ -38,11 +39,11 @@ final class InstanceCreator<I extends ImageChoice> {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceCreator.class);
 
     private final EntrySettings settings;
-    private final HostCaller hosts;
+    private final HostPool hosts;
     private final BaseImageStrategy<I> images;
     private final Clock clock;
 
-    InstanceCreator(EntrySettings settings, HostCaller hosts, BaseImageStrategy<I> images, Clock clock) {
+    InstanceCreator(EntrySettings settings, HostPool hosts, BaseImageStrategy<I> images, Clock clock) {
         this.settings = settings;
         this.hosts = hosts;
         this.images = images;
@@ -186,8 +187,10 @@ final class InstanceCreator<I extends ImageChoice> {
             throw call.failure(ErrorKind.PERMANENT, HostPreflight.refusal(failure, placement.host(),
                     settings.hosts().indexOf(placement.host()), volumePaths) + removal, failure);
         } catch (IllegalArgumentException unusable) {
-            removeWhatThisCreateMade(libvirt, pool, name, domain, unusable);
-            throw unusable;
+            String removal = removeWhatThisCreateMade(libvirt, pool, name, domain, unusable);
+            throw call.failure(ErrorKind.PERMANENT, "a value of the request or of host '" + placement.host().name()
+                    + "' cannot be given to libvirt: " + unusable.getMessage() + "; change it, retrying cannot help"
+                    + removal, unusable);
         }
     }
 

@@ -8,6 +8,7 @@ import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.libvirt.Domain;
@@ -27,7 +28,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A KVM backend's {@link Provider}: libvirt domains on the entry's hosts, reached through a
- * {@link HostCaller}. A backend extends it with its {@link BaseImageStrategy} and may wrap the
+ * {@link HostPool}. A backend extends it with its {@link BaseImageStrategy} and may wrap the
  * operations (in spans, for example). Provider IDs are {@code host/name}, zones are host names, and
  * an entry acts only on the domains whose metadata names it. {@code I} is the backend's resolved
  * image. Safe for concurrent use.
@@ -36,14 +37,14 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
     private static final Logger LOG = LoggerFactory.getLogger(InstanceEngine.class);
 
     private final EntrySettings settings;
-    private final HostCaller hosts;
+    private final HostPool hosts;
     private final BaseImageStrategy<I> images;
     private final InstanceCreator<I> creator;
     private final PoolLeftovers leftovers;
     private final KeyedLocks instanceLocks = new KeyedLocks();
 
     /** The provider of one entry, closing {@code hosts} with it; {@code clock} dates creations and seeds. No I/O. */
-    protected InstanceEngine(EntrySettings settings, HostCaller hosts, BaseImageStrategy<I> images, Clock clock) {
+    protected InstanceEngine(EntrySettings settings, HostPool hosts, BaseImageStrategy<I> images, Clock clock) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.hosts = Objects.requireNonNull(hosts, "hosts");
         this.images = Objects.requireNonNull(images, "images");

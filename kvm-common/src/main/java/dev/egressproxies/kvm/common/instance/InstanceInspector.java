@@ -4,6 +4,7 @@ import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.InstanceState;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.libvirt.AddressSource;
 import dev.egressproxies.kvm.common.libvirt.Domain;

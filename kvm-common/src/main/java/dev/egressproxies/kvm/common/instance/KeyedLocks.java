@@ -1,5 +1,6 @@
 package dev.egressproxies.kvm.common.instance;
 
+import dev.egressproxies.kvm.common.Call;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -2,6 +2,7 @@ package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
@@ -43,7 +44,7 @@ final class PoolLeftovers {
     }
 
     /** The unused-base and lease checks of every host of the entry, in host order. */
-    List<PreflightCheck> preflight(List<HostSettings> hosts, HostCaller caller, Call call) {
+    List<PreflightCheck> preflight(List<HostSettings> hosts, HostPool caller, Call call) {
         List<PreflightCheck> checks = new ArrayList<>();
         for (HostSettings host : hosts) {
             String where = " in pool " + host.pool() + " on host " + host.name();

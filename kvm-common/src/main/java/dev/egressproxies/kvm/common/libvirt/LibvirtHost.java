@@ -10,7 +10,7 @@ import java.util.Optional;
  * backends' logic and libvirt-java, so unit tests run against a hand-written fake.
  *
  * <p>Every method may block on the hypervisor; callers reach it only through {@link
- * dev.egressproxies.kvm.common.host.HostConnections#call}, which bounds the wait by the caller's
+ * dev.egressproxies.kvm.common.instance.HostPool#call}, which bounds the wait by the caller's
  * deadline. Failures the daemon reports are {@link LibvirtException}s with the daemon's error
  * code (a broken link has a transport code); any other runtime exception also means a broken link.
  * {@link LibvirtJavaHost} is the real implementation.

@@ -1,7 +1,6 @@
 package dev.egressproxies.kvm.common.local;
 
-import dev.egressproxies.api.Deadline;
-import dev.egressproxies.kvm.common.host.HostCallException;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
 import dev.egressproxies.kvm.common.host.HostLink;
@@ -22,37 +21,34 @@ import java.nio.file.Path;
 public final class LocalSocketDialer implements HostDialer {
 
     @Override
-    public HostLink dial(HostEndpoint host, Deadline deadline) {
+    public HostLink dial(HostEndpoint host, Call dial) {
         Path target = Path.of(host.socket());
-        probe(host, target);
+        probe(host, target, dial);
         UnixSocketRelay relay;
         try {
             relay = UnixSocketRelay.start(target);
         } catch (IOException e) {
-            throw new HostCallException(HostCallException.Reason.UNREACHABLE, host.name(),
-                    "could not open a private relay socket in " + System.getProperty("java.io.tmpdir")
+            throw dial.transientFailure("could not open a private relay socket in " + System.getProperty("java.io.tmpdir")
                             + " for host " + host.name() + ": " + e.getMessage()
                             + "; check that the temporary folder is writable", e);
         }
-        return LibvirtHostLink.open(host, relay, deadline);
+        return LibvirtHostLink.open(host, relay, dial);
     }
 
     /**
      * Fails with a clear message when the daemon's socket cannot be connected to; through the relay
      * libvirt would only report an unexplained end of file.
      */
-    private static void probe(HostEndpoint host, Path target) {
+    private static void probe(HostEndpoint host, Path target, Call dial) {
         if (!Files.exists(target)) {
-            throw new HostCallException(HostCallException.Reason.UNREACHABLE, host.name(),
-                    "there is no libvirt socket at " + target + " on this machine: start libvirtd (or virtqemud),"
+            throw dial.transientFailure("there is no libvirt socket at " + target + " on this machine: start libvirtd (or virtqemud),"
                             + " or correct the socket of host " + host.name() + " in the configuration", null);
         }
         try {
             // Connecting is the test; libvirtd forgets a client that closes without a word.
             SocketChannel.open(UnixDomainSocketAddress.of(target)).close();
         } catch (IOException e) {
-            throw new HostCallException(HostCallException.Reason.UNREACHABLE, host.name(),
-                    "cannot connect to the libvirt socket " + target + " of host " + host.name() + ": " + e.getMessage()
+            throw dial.transientFailure("cannot connect to the libvirt socket " + target + " of host " + host.name() + ": " + e.getMessage()
                             + "; check that libvirtd runs and that this user may use the socket", e);
         }
     }

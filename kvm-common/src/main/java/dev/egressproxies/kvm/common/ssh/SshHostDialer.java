@@ -1,7 +1,8 @@
 package dev.egressproxies.kvm.common.ssh;
 
 import dev.egressproxies.api.Deadline;
-import dev.egressproxies.kvm.common.host.HostCallException;
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
 import dev.egressproxies.kvm.common.host.HostLink;
@@ -28,25 +29,23 @@ public final class SshHostDialer implements HostDialer {
     }
 
     @Override
-    public HostLink dial(HostEndpoint host, Deadline deadline) {
+    public HostLink dial(HostEndpoint host, Call dial) {
+        Deadline deadline = dial.deadline();
         SshTunnelSettings configured = settings.apply(host);
         // The handshake may not outlast the caller: a half-open host must not pin the dial.
         Duration handshake = deadline.isBounded() && deadline.remaining().compareTo(configured.handshakeTimeout()) < 0
                 ? deadline.remaining()
                 : configured.handshakeTimeout();
         if (handshake.isZero()) {
-            throw new HostCallException(HostCallException.Reason.DEADLINE_EXCEEDED, host.name(),
-                    "deadline passed before the SSH connection to " + configured.destination() + " was opened", null);
+            throw dial.transientFailure("the deadline passed before the SSH connection to " + configured.destination()
+                    + " was opened", null);
         }
         UnixSocketRelay tunnel;
         try {
             tunnel = SshTunnel.open(configured.withHandshakeTimeout(handshake));
         } catch (SshTunnelException e) {
-            HostCallException.Reason reason = Thread.currentThread().isInterrupted()
-                    ? HostCallException.Reason.INTERRUPTED
-                    : e.isPermanent() ? HostCallException.Reason.MISCONFIGURED : HostCallException.Reason.UNREACHABLE;
-            throw new HostCallException(reason, host.name(), e.getMessage(), e);
+            throw dial.failure(e.isPermanent() ? ErrorKind.PERMANENT : ErrorKind.TRANSIENT, e.getMessage(), e);
         }
-        return LibvirtHostLink.open(host, tunnel, deadline);
+        return LibvirtHostLink.open(host, tunnel, dial);
     }
 }

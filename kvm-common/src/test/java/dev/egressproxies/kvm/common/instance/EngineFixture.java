@@ -6,7 +6,7 @@ import dev.egressproxies.api.Placement;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.seed.NoCloudSeed;
-import dev.egressproxies.kvm.common.testing.DirectHostConnections;
+import dev.egressproxies.kvm.common.testing.FakeLinkDialer;
 import dev.egressproxies.kvm.common.testing.FakeHostFleet;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.InstanceVolumes;
@@ -38,9 +38,11 @@ final class EngineFixture implements AutoCloseable {
 
     final TestProviderContext context = new TestProviderContext();
     final FakeHostFleet fleet;
-    final DirectHostConnections connections;
+    final FakeLinkDialer connections;
     final List<FakeLibvirtHost> hosts;
     final EntrySettings settings;
+    /** The host pool every engine of the fixture shares. */
+    final HostPool caller;
     final PresetBaseImages images;
     final InstanceEngine<PresetBaseImages.Image> engine;
     private final Map<String, PresetBaseImages.Image> presets = new LinkedHashMap<>();
@@ -48,7 +50,7 @@ final class EngineFixture implements AutoCloseable {
 
     private EngineFixture(int hostCount, Map<String, HostSettings> hostOverrides) {
         fleet = new FakeHostFleet(hostCount, POOL);
-        connections = fleet.connections();
+        connections = fleet.dialer();
         hosts = fleet.hosts();
         List<HostSettings> hostSettings = new ArrayList<>();
         for (int number = 1; number <= hostCount; number++) {
@@ -63,7 +65,7 @@ final class EngineFixture implements AutoCloseable {
         presets.put(RAW_IMAGE, new PresetBaseImages.Image(RAW_IMAGE, DiskFormat.RAW, false, IMAGE_BYTES));
         presets.put(UEFI_IMAGE, new PresetBaseImages.Image(UEFI_IMAGE, DiskFormat.QCOW2, true, IMAGE_BYTES));
         settings = new EntrySettings(ENTRY, hostSettings, machineTypes, 10, NoCloudSeed.DEFAULT_VENDOR_DATA);
-        HostCaller caller = new HostCaller(connections);
+        caller = new HostPool(connections);
         images = new PresetBaseImages(presets, caller);
         engine = new InstanceEngine<>(settings, caller, images, context.clock()) {
         };
@@ -89,7 +91,6 @@ final class EngineFixture implements AutoCloseable {
      * placing its domains on the same hosts; closed with the fixture.
      */
     InstanceEngine<PresetBaseImages.Image> engineOfEntry(String entry) {
-        HostCaller caller = new HostCaller(connections);
         InstanceEngine<PresetBaseImages.Image> other = new InstanceEngine<>(new EntrySettings(entry, settings.hosts(),
                 settings.machineTypes(), settings.diskSizeGb(), settings.vendorData()), caller,
                 new PresetBaseImages(presets, caller), context.clock()) {

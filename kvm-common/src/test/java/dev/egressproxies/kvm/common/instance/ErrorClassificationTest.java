@@ -3,14 +3,16 @@ package dev.egressproxies.kvm.common.instance;
 import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
-import dev.egressproxies.kvm.common.host.HostCallException;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.Requests;
+import java.time.Duration;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -68,11 +70,10 @@ class ErrorClassificationTest {
         assertThat(error.getMessage()).startsWith("create on provider entry 'kvm-test' for instance 'host-1/proxy-1': ");
     }
 
-    @ParameterizedTest(name = "{0} is {1}")
-    @CsvSource({"UNREACHABLE, TRANSIENT", "MISCONFIGURED, PERMANENT", "DEADLINE_EXCEEDED, TRANSIENT",
-            "INTERRUPTED, TRANSIENT"})
-    void linkFailuresAreClassifiedByReason(HostCallException.Reason reason, ErrorKind kind) {
-        fixture.connections.breakHost("host-1", reason);
+    @ParameterizedTest(name = "a host that is {0} fails the call {0}")
+    @CsvSource({"TRANSIENT", "PERMANENT"})
+    void dialFailuresKeepTheDialersKind(ErrorKind kind) {
+        fixture.connections.breakHost("host-1", kind);
 
         ProviderException error = catchProviderException(() -> fixture.engine.get("host-1/proxy-1",
                 Requests.deadline()));
@@ -80,12 +81,23 @@ class ErrorClassificationTest {
         assertThat(error.kind()).isEqualTo(kind);
         assertThat(error.operation()).isEqualTo(Operation.GET);
         assertThat(error.instanceId()).isEqualTo("host-1/proxy-1");
-        assertThat(Thread.interrupted()).as("interrupt flag set again").isEqualTo(reason == HostCallException.Reason.INTERRUPTED);
+    }
+
+    @Test
+    void anInterruptedCallerGetsTransientWithItsFlagSetAgain() {
+        Thread.currentThread().interrupt();
+
+        ProviderException error = catchProviderException(() -> fixture.engine.get("host-1/proxy-1",
+                Requests.deadline()));
+
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(error.instanceId()).isEqualTo("host-1/proxy-1");
+        assertThat(Thread.interrupted()).as("interrupt flag set again").isTrue();
     }
 
     @Test
     void aMisconfiguredConnectionSaysWhichSettingsToFix() {
-        fixture.connections.breakHost("host-1", HostCallException.Reason.MISCONFIGURED);
+        fixture.connections.breakHost("host-1", ErrorKind.PERMANENT);
 
         ProviderException error = catchProviderException(() -> fixture.engine.delete("host-1/proxy-1",
                 Requests.deadline()));
@@ -94,13 +106,23 @@ class ErrorClassificationTest {
     }
 
     @Test
-    void aPassedDeadlineReportedByThePoolSaysSo() {
-        fixture.connections.breakHost("host-1", HostCallException.Reason.DEADLINE_EXCEEDED);
+    void aHostThatHangsPastTheDeadlineSaysSo() {
+        fixture.host().after("listAllDomains", () -> sleep(Duration.ofSeconds(3)));
 
-        ProviderException error = catchProviderException(() -> fixture.engine.listManaged(Requests.deadline()));
+        ProviderException error = catchProviderException(() -> fixture.engine.listManaged(
+                Deadline.after(Duration.ofMillis(300))));
 
+        assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(error.detail()).contains("deadline exceeded while waiting for host 'host-1'");
         assertThat(error.instanceId()).isEmpty();
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test
@@ -116,31 +138,11 @@ class ErrorClassificationTest {
 
     @Test
     void aValueXmlCannotCarryIsPermanent() {
-        fixture.host().failNext("lookupDomain", new IllegalArgumentException("'a?b' contains a character XML cannot carry"));
+        fixture.host().failNext("defineDomain", new IllegalArgumentException("'a?b' contains a character XML cannot carry"));
 
         ProviderException error = catchProviderException(() -> fixture.create("proxy-1"));
 
         assertThat(error.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(error.detail()).contains("cannot be given to libvirt", "retrying cannot help");
-    }
-
-    @Test
-    void aDomainMissingOnGetIsNotFoundButElsewhereTransient() {
-        Call get = new Call("e", Operation.GET, "h/n", Requests.deadline());
-        Call delete = new Call("e", Operation.DELETE, "h/n", Requests.deadline());
-        LibvirtException missing = new LibvirtException(LibvirtErrorCode.NO_DOMAIN, "Domain not found");
-
-        assertThat(FailureTranslator.translate(missing, get, fixture.settings.hosts().get(0)).kind())
-                .isEqualTo(ErrorKind.NOT_FOUND);
-        assertThat(FailureTranslator.translate(missing, delete, fixture.settings.hosts().get(0)).kind())
-                .isEqualTo(ErrorKind.TRANSIENT);
-    }
-
-    @Test
-    void aProviderExceptionPassesUnchanged() {
-        ProviderException verdict = new ProviderException(ErrorKind.PERMANENT, Operation.CREATE, "e", "x", "no");
-        Call call = new Call("e", Operation.CREATE, "x", Requests.deadline());
-
-        assertThat(FailureTranslator.translate(verdict, call, fixture.settings.hosts().get(0))).isSameAs(verdict);
     }
 }

@@ -7,13 +7,14 @@ import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.host.HostCall;
-import dev.egressproxies.kvm.common.host.HostConnections;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
+import dev.egressproxies.kvm.common.testing.FakeLinkDialer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -37,7 +38,7 @@ class FetchLeasesTest {
     private static final LeaseHolder ELSEWHERE = new LeaseHolder("other-machine", "boot-1", 4242, 1000);
 
     private final FakeLibvirtHost fake = new FakeLibvirtHost("host-1").withPool(HOST.pool());
-    private final HostCaller hosts = new HostCaller(new FakeConnections());
+    private final HostPool hosts = new HostPool(new FakeLinkDialer().with(fake));
     private final Call call = new Call("e", Operation.CREATE, "vm-1", Deadline.after(Duration.ofMinutes(5)));
 
     @Test
@@ -196,17 +197,4 @@ class FetchLeasesTest {
     private String leaseText() {
         return new String(fake.volume(HOST.pool(), LEASE).content, StandardCharsets.US_ASCII);
     }
-
-    /** Connections that run every call against the fake at once. */
-    private final class FakeConnections implements HostConnections {
-        @Override
-        public <T> T call(HostEndpoint host, Deadline deadline, HostCall<T> work) {
-            return work.apply(fake);
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
 }

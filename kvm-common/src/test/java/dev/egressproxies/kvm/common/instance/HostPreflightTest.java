@@ -2,9 +2,9 @@ package dev.egressproxies.kvm.common.instance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.PreflightCheck;
-import dev.egressproxies.kvm.common.host.HostCallException;
 import dev.egressproxies.kvm.common.testing.Requests;
 import java.time.Duration;
 import java.util.List;
@@ -53,7 +53,7 @@ class HostPreflightTest {
 
     @Test
     void anUnreachableHostFailsItsCheckAndSkipsItsPool() {
-        fixture.connections.breakHost("host-1", HostCallException.Reason.UNREACHABLE);
+        fixture.connections.breakHost("host-1", ErrorKind.TRANSIENT);
 
         List<PreflightCheck> checks = fixture.engine.preflight(Requests.deadline());
 
@@ -65,7 +65,7 @@ class HostPreflightTest {
 
     @Test
     void aHostKeyOrKeyProblemFailsTheConnectionCheck() {
-        fixture.connections.breakHost("host-2", HostCallException.Reason.MISCONFIGURED);
+        fixture.connections.breakHost("host-2", ErrorKind.PERMANENT);
 
         List<PreflightCheck> checks = fixture.engine.preflight(Requests.deadline());
 

@@ -9,7 +9,6 @@ import dev.egressproxies.api.InstanceState;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
-import dev.egressproxies.kvm.common.host.HostCallException;
 import dev.egressproxies.kvm.common.libvirt.AddressSource;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
@@ -121,7 +120,7 @@ class ListManagedTest {
 
     @Test
     void anUnreachableHostFailsTheWholeCall() {
-        fixture.connections.breakHost("host-2", HostCallException.Reason.UNREACHABLE);
+        fixture.connections.breakHost("host-2", ErrorKind.TRANSIENT);
 
         ProviderException error = catchProviderException(() -> fixture.engine.listManaged(Requests.deadline()));
 

@@ -10,7 +10,6 @@ import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
-import dev.egressproxies.kvm.common.host.HostCallException;
 import dev.egressproxies.kvm.common.libvirt.DomainState;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.PlatformMetadata;
@@ -65,7 +64,7 @@ class NameAcrossHostsTest {
 
     @Test
     void anUnreadableOtherHostIsTransientNamingItAndChangesNothing() {
-        fixture.connections.breakHost("host-2", HostCallException.Reason.UNREACHABLE);
+        fixture.connections.breakHost("host-2", ErrorKind.TRANSIENT);
 
         ProviderException error = catchProviderException(() -> fixture.engine.create(request("proxy-1", "host-1"),
                 Requests.deadline()));

@@ -1,6 +1,7 @@
 package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.api.PreflightCheck;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.StoragePool;
@@ -29,10 +30,10 @@ final class PresetBaseImages implements BaseImageStrategy<PresetBaseImages.Image
     }
 
     private final Map<String, Image> images;
-    private final HostCaller hosts;
+    private final HostPool hosts;
     private final AtomicInteger ensures = new AtomicInteger();
 
-    PresetBaseImages(Map<String, Image> images, HostCaller hosts) {
+    PresetBaseImages(Map<String, Image> images, HostPool hosts) {
         this.images = images;
         this.hosts = hosts;
     }

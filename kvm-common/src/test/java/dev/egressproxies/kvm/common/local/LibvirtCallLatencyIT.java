@@ -3,8 +3,10 @@ package dev.egressproxies.kvm.common.local;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.api.Deadline;
-import dev.egressproxies.kvm.common.host.CachingHostConnections;
-import dev.egressproxies.kvm.common.host.HostEndpoint;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.kvm.common.Call;
+import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.instance.HostPool;
 import dev.egressproxies.kvm.common.libvirt.Domain;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.LibvirtJavaHost;
@@ -30,8 +32,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(300)
 class LibvirtCallLatencyIT {
     private static final TestStack STACK = TestStack.load();
-    private static final HostEndpoint LOCAL = new HostEndpoint("local", "localhost", 22, "root",
-            STACK.libvirtSocket().toString());
+    private static final HostSettings LOCAL = new HostSettings("local", "localhost", 22, "root",
+            STACK.libvirtSocket().toString(), null, "br0", null, null, null, null);
     private static final int WARM_UP_CALLS = 300;
     private static final int MEASURED_CALLS = 3000;
 
@@ -62,8 +64,8 @@ class LibvirtCallLatencyIT {
         report("direct qemu:///system, getMetadata", direct,
                 libvirt -> libvirt.domainMetadata(domain, InstanceMetadata.NAMESPACE));
 
-        try (CachingHostConnections connections = new CachingHostConnections(new LocalSocketDialer())) {
-            Deadline deadline = Deadline.after(Duration.ofMinutes(2));
+        try (HostPool connections = new HostPool(new LocalSocketDialer())) {
+            Call deadline = new Call("latency", Operation.GET, "", Deadline.after(Duration.ofMinutes(2)));
             connections.call(LOCAL, deadline, libvirt -> {
                 Domain relayed = libvirt.lookupDomain(domainName).orElseThrow();
                 report("through the relay, in one host call, getState", libvirt, l -> l.domainState(relayed));

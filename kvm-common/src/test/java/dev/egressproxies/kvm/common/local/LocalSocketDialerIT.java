@@ -5,11 +5,15 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.egressproxies.api.Deadline;
-import dev.egressproxies.kvm.common.host.CachingHostConnections;
-import dev.egressproxies.kvm.common.host.HostCallException;
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
+import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
 import dev.egressproxies.kvm.common.host.HostLink;
 import dev.egressproxies.kvm.common.host.LibvirtHostLink;
+import dev.egressproxies.kvm.common.instance.HostPool;
 import dev.egressproxies.kvm.common.libvirt.HostInfo;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.teststack.TestStack;
@@ -19,6 +23,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -39,12 +44,12 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class LocalSocketDialerIT {
     private static final TestStack STACK = TestStack.load();
-    private static final HostEndpoint LOCAL = new HostEndpoint("local", "localhost", 22, "root",
-            STACK.libvirtSocket().toString());
+    private static final HostSettings LOCAL = new HostSettings("local", "localhost", 22, "root",
+            STACK.libvirtSocket().toString(), null, "br0", null, null, null, null);
     private static final Deadline GENEROUS = Deadline.after(Duration.ofSeconds(30));
 
     private final RecordingDialer dialer = new RecordingDialer(new LocalSocketDialer());
-    private final CachingHostConnections connections = new CachingHostConnections(dialer, Duration.ofSeconds(3));
+    private final HostPool connections = new HostPool(dialer, Duration.ofSeconds(3), Optional.empty());
     private Set<Path> relayFoldersBefore;
 
     @BeforeEach
@@ -75,8 +80,12 @@ class LocalSocketDialerIT {
         }
     }
 
+    private static Call call(Deadline deadline) {
+        return new Call("local-test", Operation.GET, "", deadline);
+    }
+
     private HostInfo hostInfo(Deadline deadline) {
-        return connections.call(LOCAL, deadline, libvirt -> libvirt.hostInfo());
+        return connections.call(LOCAL, call(deadline), libvirt -> libvirt.hostInfo());
     }
 
     private static long millisSince(long startNanos) {
@@ -86,7 +95,7 @@ class LocalSocketDialerIT {
     @Test
     void callsGoThroughOneCachedLinkToTheLocalDaemon() {
         assertThat(hostInfo(GENEROUS).hypervisor()).isEqualTo("QEMU");
-        boolean poolFound = connections.call(LOCAL, GENEROUS, libvirt -> libvirt.lookupPool(STACK.pool()).isPresent());
+        boolean poolFound = connections.call(LOCAL, call(GENEROUS), libvirt -> libvirt.lookupPool(STACK.pool()).isPresent());
 
         assertThat(poolFound).isTrue();
 
@@ -113,7 +122,7 @@ class LocalSocketDialerIT {
         try {
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket.getParent())))
                     .isEqualTo("rwx------");
-            HostLink link = LibvirtHostLink.open(LOCAL, relay, GENEROUS);
+            HostLink link = LibvirtHostLink.open(LOCAL.endpoint(), relay, call(GENEROUS));
             assertThat(link.libvirt().hostInfo()).isNotNull();
             assertThat(relay.connectionCount()).isOne();
 
@@ -129,12 +138,13 @@ class LocalSocketDialerIT {
 
     @Test
     void aMissingDaemonSocketIsUnreachableAndSaysWhatToStart() {
-        HostEndpoint nowhere = new HostEndpoint("nowhere", "localhost", 22, "root", "/nonexistent/libvirt-sock");
+        HostSettings nowhere = new HostSettings("nowhere", "localhost", 22, "root", "/nonexistent/libvirt-sock", null,
+                "br0", null, null, null, null);
 
-        HostCallException failure = catchThrowableOfType(HostCallException.class,
-                () -> connections.call(nowhere, GENEROUS, libvirt -> libvirt.hostInfo()));
+        ProviderException failure = catchThrowableOfType(ProviderException.class,
+                () -> connections.call(nowhere, call(GENEROUS), libvirt -> libvirt.hostInfo()));
 
-        assertThat(failure.reason()).isEqualTo(HostCallException.Reason.UNREACHABLE);
+        assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(failure).hasMessageContaining("no libvirt socket at /nonexistent/libvirt-sock")
                 .hasMessageContaining("start libvirtd");
     }
@@ -144,20 +154,21 @@ class LocalSocketDialerIT {
         hostInfo(GENEROUS);
         HostLink frozenLink = dialer.links().get(0);
         long started;
-        HostCallException failure;
+        ProviderException failure;
 
         FrozenDaemon frozen = FrozenDaemon.freeze(STACK.libvirtdPid());
         try {
             started = System.nanoTime();
-            failure = catchThrowableOfType(HostCallException.class,
-                    () -> connections.call(LOCAL, Deadline.after(Duration.ofSeconds(1)), libvirt -> libvirt.listAllDomains()));
+            failure = catchThrowableOfType(ProviderException.class,
+                    () -> connections.call(LOCAL, call(Deadline.after(Duration.ofSeconds(1))),
+                            libvirt -> libvirt.listAllDomains()));
         } finally {
             frozen.thaw();
         }
         long elapsed = millisSince(started);
 
         System.out.printf("call to a SIGSTOPped libvirtd with a 1 s deadline returned after %d ms%n", elapsed);
-        assertThat(failure.reason()).isEqualTo(HostCallException.Reason.DEADLINE_EXCEEDED);
+        assertThat(failure.detail()).startsWith("deadline exceeded while waiting for host 'local'");
         assertThat(elapsed).isBetween(950L, 2000L);
         assertThat(frozenLink.isAlive()).isFalse();
         assertThat(hostInfo(GENEROUS).hypervisor()).isEqualTo("QEMU");
@@ -166,7 +177,7 @@ class LocalSocketDialerIT {
 
     @Test
     void whileACallIsStuckTheLinkAnswersIsAliveAtOnceAndAbortReleasesTheCall() throws Exception {
-        HostLink link = new LocalSocketDialer().dial(LOCAL, GENEROUS);
+        HostLink link = new LocalSocketDialer().dial(LOCAL.endpoint(), call(GENEROUS));
         ExecutorService background = Executors.newSingleThreadExecutor();
         try {
             link.libvirt().hostInfo();
@@ -207,26 +218,27 @@ class LocalSocketDialerIT {
     @Test
     void aDialToAFrozenDaemonHonoursTheCallersDeadlineAndGivesUpAtTheDialTimeout() throws Exception {
         long started;
-        HostCallException failure;
-        HostCallException dialOutcome;
+        ProviderException failure;
+        ProviderException dialOutcome;
 
         FrozenDaemon frozen = FrozenDaemon.freeze(STACK.libvirtdPid());
         try {
             started = System.nanoTime();
-            failure = catchThrowableOfType(HostCallException.class, () -> hostInfo(Deadline.after(Duration.ofSeconds(1))));
+            failure = catchThrowableOfType(ProviderException.class, () -> hostInfo(Deadline.after(Duration.ofSeconds(1))));
             long callerElapsed = millisSince(started);
             System.out.printf("dial to a SIGSTOPped libvirtd: the caller with a 1 s deadline left after %d ms%n",
                     callerElapsed);
             assertThat(callerElapsed).isBetween(950L, 2000L);
             // The dial itself goes on for the next caller, until the pool's 3 s dial timeout cuts it.
-            dialOutcome = catchThrowableOfType(HostCallException.class, () -> hostInfo(GENEROUS));
+            dialOutcome = catchThrowableOfType(ProviderException.class, () -> hostInfo(GENEROUS));
             System.out.printf("the dial itself gave up after %d ms%n", millisSince(started));
         } finally {
             frozen.thaw();
         }
 
-        assertThat(failure.reason()).isEqualTo(HostCallException.Reason.DEADLINE_EXCEEDED);
-        assertThat(dialOutcome.reason()).isEqualTo(HostCallException.Reason.UNREACHABLE);
+        assertThat(failure.detail()).startsWith("deadline exceeded while waiting for host 'local'");
+        assertThat(dialOutcome.kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(dialOutcome.detail()).contains("could not be reached");
         assertThat(dialOutcome).hasMessageContaining("did not answer within the time allowed for connecting");
         assertThat(millisSince(started)).isLessThan(6000);
         assertThat(hostInfo(GENEROUS).hypervisor()).isEqualTo("QEMU");

@@ -1,6 +1,6 @@
 package dev.egressproxies.kvm.common.local;
 
-import dev.egressproxies.api.Deadline;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
 import dev.egressproxies.kvm.common.host.HostLink;
@@ -17,8 +17,8 @@ final class RecordingDialer implements HostDialer {
     }
 
     @Override
-    public HostLink dial(HostEndpoint host, Deadline deadline) {
-        HostLink link = dialer.dial(host, deadline);
+    public HostLink dial(HostEndpoint host, Call dial) {
+        HostLink link = dialer.dial(host, dial);
         links.add(link);
         return link;
     }

@@ -3,7 +3,10 @@ package dev.egressproxies.kvm.common.ssh;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.api.Deadline;
-import dev.egressproxies.kvm.common.host.HostCallException;
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
 import dev.egressproxies.kvm.common.host.HostLink;
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
@@ -28,7 +31,7 @@ class SshHostDialerTest {
             SshHostDialer dialer = new SshHostDialer(endpoint -> settings);
 
             CompletableFuture<HostLink> dial = CompletableFuture.supplyAsync(
-                    () -> dialer.dial(host, Deadline.after(Duration.ofSeconds(30))));
+                    () -> dialer.dial(host, new Call("kvm", Operation.LIST_MANAGED, "", Deadline.after(Duration.ofSeconds(30)))));
             // The tunnel's probe is the first connection to the socket, libvirt's the second.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (libvirtd.acceptedConnections() < 2 && System.nanoTime() < deadline) {
@@ -39,10 +42,10 @@ class SshHostDialerTest {
 
             Throwable failure = dial.handle((link, thrown) -> thrown).get(20, TimeUnit.SECONDS);
 
-            assertThat(failure).hasCauseInstanceOf(HostCallException.class);
-            HostCallException error = (HostCallException) failure.getCause();
+            assertThat(failure).hasCauseInstanceOf(ProviderException.class);
+            ProviderException error = (ProviderException) failure.getCause();
             System.out.println("[ssh dial] sshd killed after the tunnel opened -> " + error.getMessage());
-            assertThat(error.reason()).isEqualTo(HostCallException.Reason.UNREACHABLE);
+            assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
             assertThat(error.getMessage())
                     .contains("the SSH connection to " + settings.destination() + " was lost",
                             "check that sshd there is running")

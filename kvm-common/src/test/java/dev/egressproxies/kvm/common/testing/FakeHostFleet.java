@@ -5,18 +5,18 @@ import java.util.List;
 
 /**
  * The fake hypervisors of a backend test, {@code host-1}, {@code host-2}, ..., each with one
- * running, empty storage pool, reached through {@link DirectHostConnections}.
+ * running, empty storage pool, reached through a {@link FakeLinkDialer}.
  */
 public final class FakeHostFleet {
     private final List<FakeLibvirtHost> hosts = new ArrayList<>();
-    private final DirectHostConnections connections = new DirectHostConnections();
+    private final FakeLinkDialer dialer = new FakeLinkDialer();
 
     /** {@code count} hosts, each with the pool {@code pool}. */
     public FakeHostFleet(int count, String pool) {
         for (int number = 1; number <= count; number++) {
             FakeLibvirtHost host = new FakeLibvirtHost(name(number)).withPool(pool);
             hosts.add(host);
-            connections.with(host.hostName(), host);
+            dialer.with(host);
         }
     }
 
@@ -35,8 +35,8 @@ public final class FakeHostFleet {
         return hosts.get(0);
     }
 
-    /** The connections that reach the hosts by name. */
-    public DirectHostConnections connections() {
-        return connections;
+    /** The dialer that reaches the hosts by name. */
+    public FakeLinkDialer dialer() {
+        return dialer;
     }
 }

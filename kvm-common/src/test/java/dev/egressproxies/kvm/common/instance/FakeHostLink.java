@@ -1,5 +1,6 @@
-package dev.egressproxies.kvm.common.host;
+package dev.egressproxies.kvm.common.instance;
 
+import dev.egressproxies.kvm.common.host.HostLink;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -8,7 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class FakeHostLink implements HostLink {
     private final String hostName;
     private final int number;
-    private final FakeLibvirtHost libvirt = new FakeLibvirtHost(this);
+    private final HangingLibvirtHost libvirt = new HangingLibvirtHost(this);
     private final CountDownLatch aborted = new CountDownLatch(1);
     private final CountDownLatch closed = new CountDownLatch(1);
     private final AtomicInteger aborts = new AtomicInteger();
@@ -70,7 +71,7 @@ final class FakeHostLink implements HostLink {
     }
 
     @Override
-    public FakeLibvirtHost libvirt() {
+    public HangingLibvirtHost libvirt() {
         return libvirt;
     }
 

@@ -1,4 +1,4 @@
-package dev.egressproxies.kvm.common.host;
+package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.kvm.common.libvirt.AddressSource;
 import dev.egressproxies.kvm.common.libvirt.Domain;
@@ -20,10 +20,10 @@ import java.util.Optional;
  * like the real client library when its daemon hangs: the call blocks until the link's transport
  * is cut, then fails with a transport error.
  */
-final class FakeLibvirtHost implements LibvirtHost {
+final class HangingLibvirtHost implements LibvirtHost {
     private final FakeHostLink link;
 
-    FakeLibvirtHost(FakeHostLink link) {
+    HangingLibvirtHost(FakeHostLink link) {
         this.link = link;
     }
 

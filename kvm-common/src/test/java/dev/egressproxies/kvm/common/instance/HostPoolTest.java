@@ -1,4 +1,4 @@
-package dev.egressproxies.kvm.common.host;
+package dev.egressproxies.kvm.common.instance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,6 +8,8 @@ import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
+import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.libvirt.HostInfo;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
@@ -17,27 +19,31 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 @Timeout(30)
-class CachingHostConnectionsTest {
-    private static final HostEndpoint ALPHA = endpoint("alpha");
-    private static final HostEndpoint BETA = endpoint("beta");
+class HostPoolTest {
+    private static final HostSettings ALPHA = HostSettings.of("alpha", "alpha.example.invalid", "br0");
+    private static final HostSettings BETA = HostSettings.of("beta", "beta.example.invalid", "br0");
     private static final Deadline TEN_SECONDS = Deadline.after(Duration.ofSeconds(10));
     /** How late after its deadline a caller may get its answer: the contract's "promptly". */
     private static final long PROMPT_MILLIS = 200;
 
     private final FakeDialer dialer = new FakeDialer();
-    private final CachingHostConnections connections = new CachingHostConnections(dialer, Duration.ofSeconds(20));
+    private final HostPool connections = new HostPool(dialer, Duration.ofSeconds(20), Optional.empty());
     private final ExecutorService callers = Executors.newCachedThreadPool();
 
     @AfterEach
@@ -48,12 +54,20 @@ class CachingHostConnectionsTest {
         connections.close();
     }
 
-    private static HostEndpoint endpoint(String name) {
-        return new HostEndpoint(name, name + ".example.invalid", 22, "root", "/var/run/libvirt/libvirt-sock");
+    private static Call call(Deadline deadline) {
+        return new Call("kvm", Operation.GET, "alpha/p", deadline);
     }
 
-    private HostInfo hostInfo(HostEndpoint host, Deadline deadline) {
-        return connections.call(host, deadline, libvirt -> libvirt.hostInfo());
+    private HostInfo hostInfo(HostSettings host, Deadline deadline) {
+        return connections.call(host, call(deadline), libvirt -> libvirt.hostInfo());
+    }
+
+    private static ProviderException failureOf(ThrowingCallable call) {
+        return catchThrowableOfType(ProviderException.class, call);
+    }
+
+    private static ProviderException transientFailure(String detail) {
+        return new ProviderException(ErrorKind.TRANSIENT, Operation.GET, "kvm", "", detail);
     }
 
     private static long millisSince(long startNanos) {
@@ -142,12 +156,10 @@ class CachingHostConnectionsTest {
             CountDownLatch gate = dialer.holdDials("alpha");
             long started = System.nanoTime();
 
-            HostCallException failure = catchThrowableOfType(HostCallException.class,
-                    () -> hostInfo(ALPHA, Deadline.after(Duration.ofMillis(300))));
+            ProviderException failure = failureOf(() -> hostInfo(ALPHA, Deadline.after(Duration.ofMillis(300))));
 
-            assertThat(failure.reason()).isEqualTo(HostCallException.Reason.DEADLINE_EXCEEDED);
-            assertThat(failure.host()).isEqualTo("alpha");
-            assertThat(failure).hasMessageContaining("connecting to host alpha");
+            assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
+            assertThat(failure.detail()).contains("deadline exceeded while waiting for host 'alpha'", "connecting");
             assertThat(millisSince(started)).isBetween(250L, 300 + PROMPT_MILLIS);
 
             // The dial goes on for whoever comes next; it is not started again.
@@ -167,10 +179,10 @@ class CachingHostConnectionsTest {
                 return null;
             });
 
-            HostCallException failure = catchThrowableOfType(HostCallException.class,
-                    () -> hostInfo(ALPHA, TEN_SECONDS));
+            ProviderException failure = failureOf(() -> hostInfo(ALPHA, TEN_SECONDS));
 
-            assertThat(failure.reason()).isEqualTo(HostCallException.Reason.INTERRUPTED);
+            assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
+            assertThat(failure).hasCauseInstanceOf(InterruptedException.class);
             assertThat(Thread.interrupted()).as("the interrupt flag is kept").isTrue();
         }
     }
@@ -179,14 +191,13 @@ class CachingHostConnectionsTest {
     class DialFailures {
         @Test
         void unreachableHostFailsAndTheNextCallDialsAgain() {
-            dialer.fail("alpha", () -> new HostCallException(HostCallException.Reason.UNREACHABLE, "alpha",
-                    "connection refused", null));
+            dialer.fail("alpha", () -> transientFailure("connection refused"));
 
-            HostCallException failure = catchThrowableOfType(HostCallException.class,
-                    () -> hostInfo(ALPHA, TEN_SECONDS));
+            ProviderException failure = failureOf(() -> hostInfo(ALPHA, TEN_SECONDS));
 
-            assertThat(failure.reason()).isEqualTo(HostCallException.Reason.UNREACHABLE);
-            assertThat(failure).hasMessageContaining("connection refused");
+            assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
+            assertThat(failure.detail()).contains("host 'alpha' (root@alpha.example.invalid:22) could not be reached",
+                    "connection refused");
 
             dialer.succeed("alpha");
             assertThat(hostInfo(ALPHA, TEN_SECONDS).hostname()).isEqualTo("alpha");
@@ -195,35 +206,33 @@ class CachingHostConnectionsTest {
 
         @Test
         void misconfigurationIsReportedAsTheDialerSaysIt() {
-            dialer.fail("alpha", () -> new HostCallException(HostCallException.Reason.MISCONFIGURED, "alpha",
-                    "host key does not match known_hosts", null));
+            dialer.fail("alpha", () -> new ProviderException(ErrorKind.PERMANENT, Operation.CREATE, "kvm", "",
+                    "host key does not match known_hosts"));
 
-            HostCallException failure = catchThrowableOfType(HostCallException.class,
-                    () -> hostInfo(ALPHA, TEN_SECONDS));
+            ProviderException failure = failureOf(() -> hostInfo(ALPHA, TEN_SECONDS));
 
-            assertThat(failure.reason()).isEqualTo(HostCallException.Reason.MISCONFIGURED);
-            assertThat(failure).hasMessageContaining("known_hosts");
+            assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
+            assertThat(failure.operation()).as("the waiter's own call").isEqualTo(Operation.GET);
+            assertThat(failure.detail()).contains("cannot work as configured", "known_hosts",
+                    "sshKeyFile, knownHostsFile");
         }
 
         @Test
         void anyOtherDialFailureCountsAsUnreachable() {
             dialer.fail("alpha", () -> new UncheckedIOException(new IOException("no route to host")));
 
-            HostCallException failure = catchThrowableOfType(HostCallException.class,
-                    () -> hostInfo(ALPHA, TEN_SECONDS));
+            ProviderException failure = failureOf(() -> hostInfo(ALPHA, TEN_SECONDS));
 
-            assertThat(failure.reason()).isEqualTo(HostCallException.Reason.UNREACHABLE);
+            assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
             assertThat(failure).hasMessageContaining("no route to host").hasRootCauseInstanceOf(IOException.class);
         }
 
         @Test
         void everyWaiterOfAFailedDialGetsItsOwnException() throws Exception {
             CountDownLatch gate = dialer.holdDials("alpha");
-            dialer.fail("alpha", () -> new HostCallException(HostCallException.Reason.UNREACHABLE, "alpha", "down", null));
-            Future<Throwable> first = callers.submit(() -> catchThrowableOfType(HostCallException.class,
-                    () -> hostInfo(ALPHA, TEN_SECONDS)));
-            Future<Throwable> second = callers.submit(() -> catchThrowableOfType(HostCallException.class,
-                    () -> hostInfo(ALPHA, TEN_SECONDS)));
+            dialer.fail("alpha", () -> transientFailure("down"));
+            Future<Throwable> first = callers.submit(() -> failureOf(() -> hostInfo(ALPHA, TEN_SECONDS)));
+            Future<Throwable> second = callers.submit(() -> failureOf(() -> hostInfo(ALPHA, TEN_SECONDS)));
             dialer.awaitDialStarted("alpha");
             Thread.sleep(100);
 
@@ -243,10 +252,10 @@ class CachingHostConnectionsTest {
             link.hang();
             long started = System.nanoTime();
 
-            HostCallException failure = catchThrowableOfType(HostCallException.class,
-                    () -> hostInfo(ALPHA, Deadline.after(Duration.ofMillis(500))));
+            ProviderException failure = failureOf(() -> hostInfo(ALPHA, Deadline.after(Duration.ofMillis(500))));
 
-            assertThat(failure.reason()).isEqualTo(HostCallException.Reason.DEADLINE_EXCEEDED);
+            assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
+            assertThat(failure.detail()).startsWith("deadline exceeded while waiting for host 'alpha'");
             assertThat(millisSince(started)).isBetween(450L, 500 + PROMPT_MILLIS);
             assertThat(link.wasAborted()).isTrue();
             assertThat(link.wasClosed()).isTrue();
@@ -257,7 +266,7 @@ class CachingHostConnectionsTest {
             hostInfo(ALPHA, TEN_SECONDS);
             dialer.onlyLink("alpha").hang();
             assertThatThrownBy(() -> hostInfo(ALPHA, Deadline.after(Duration.ofMillis(200))))
-                    .isInstanceOf(HostCallException.class);
+                    .isInstanceOf(ProviderException.class);
 
             assertThat(hostInfo(ALPHA, TEN_SECONDS).hostname()).isEqualTo("alpha");
 
@@ -270,7 +279,7 @@ class CachingHostConnectionsTest {
             FakeHostLink first = dialer.links("alpha").get(0);
             first.hang();
             assertThatThrownBy(() -> hostInfo(ALPHA, Deadline.after(Duration.ofMillis(200))))
-                    .isInstanceOf(HostCallException.class);
+                    .isInstanceOf(ProviderException.class);
             hostInfo(ALPHA, TEN_SECONDS);
             Thread.sleep(200); // the aborted work has failed with a transport error by now
 
@@ -295,10 +304,9 @@ class CachingHostConnectionsTest {
                 return null;
             });
 
-            HostCallException failure = catchThrowableOfType(HostCallException.class,
-                    () -> hostInfo(ALPHA, TEN_SECONDS));
+            ProviderException failure = failureOf(() -> hostInfo(ALPHA, TEN_SECONDS));
 
-            assertThat(failure.reason()).isEqualTo(HostCallException.Reason.INTERRUPTED);
+            assertThat(failure).hasCauseInstanceOf(InterruptedException.class);
             assertThat(millisSince(interruptedAt[0])).isLessThan(PROMPT_MILLIS);
             assertThat(Thread.interrupted()).as("the interrupt flag is kept").isTrue();
             assertThat(link.wasAborted()).isTrue();
@@ -306,10 +314,10 @@ class CachingHostConnectionsTest {
 
         @Test
         void aDeadlineAlreadyPassedFailsWithoutDialling() {
-            HostCallException failure = catchThrowableOfType(HostCallException.class,
-                    () -> hostInfo(ALPHA, Deadline.after(Duration.ZERO)));
+            ProviderException failure = failureOf(() -> hostInfo(ALPHA, Deadline.after(Duration.ZERO)));
 
-            assertThat(failure.reason()).isEqualTo(HostCallException.Reason.DEADLINE_EXCEEDED);
+            assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
+            assertThat(failure.detail()).contains("deadline");
             assertThat(dialer.dialCount("alpha")).isZero();
         }
 
@@ -317,10 +325,9 @@ class CachingHostConnectionsTest {
         void anAlreadyInterruptedThreadFailsWithoutDialling() {
             Thread.currentThread().interrupt();
 
-            HostCallException failure = catchThrowableOfType(HostCallException.class,
-                    () -> hostInfo(ALPHA, TEN_SECONDS));
+            ProviderException failure = failureOf(() -> hostInfo(ALPHA, TEN_SECONDS));
 
-            assertThat(failure.reason()).isEqualTo(HostCallException.Reason.INTERRUPTED);
+            assertThat(failure).hasCauseInstanceOf(InterruptedException.class);
             assertThat(Thread.interrupted()).isTrue();
             assertThat(dialer.dialCount("alpha")).isZero();
         }
@@ -329,7 +336,7 @@ class CachingHostConnectionsTest {
     @Nested
     class FailuresOfTheWork {
         private RuntimeException failureOf(Supplier<? extends Throwable> thrown) {
-            return catchThrowableOfType(RuntimeException.class, () -> connections.call(ALPHA, TEN_SECONDS, libvirt -> {
+            return catchThrowableOfType(RuntimeException.class, () -> connections.call(ALPHA, call(TEN_SECONDS), libvirt -> {
                 Throwable failure = thrown.get();
                 if (failure instanceof RuntimeException runtime) {
                     throw runtime;
@@ -354,17 +361,30 @@ class CachingHostConnectionsTest {
 
         @Test
         void returnsWhatTheWorkReturns() {
-            String result = connections.call(ALPHA, TEN_SECONDS, libvirt -> "result");
+            String result = connections.call(ALPHA, call(TEN_SECONDS), libvirt -> "result");
 
             assertThat(result).isEqualTo("result");
         }
 
         @Test
-        void aLibvirtErrorIsRethrownAsItIsAndKeepsTheLink() {
+        void aLibvirtAnswerIsClassifiedByItsCodeAndKeepsTheLink() {
             LibvirtException noDomain = new LibvirtException(LibvirtErrorCode.NO_DOMAIN, "no domain 'x'");
 
-            assertThat(failureOf(() -> noDomain)).isSameAs(noDomain);
+            ProviderException failure = (ProviderException) failureOf(() -> noDomain);
+
+            assertThat(failure.kind()).isEqualTo(ErrorKind.NOT_FOUND);
+            assertThat(failure).hasCause(noDomain);
+            assertThat(failure.detail()).contains("libvirt on host 'alpha' failed: no domain 'x'");
             assertLinkKept();
+        }
+
+        @Test
+        void aDomainMissingOnGetIsNotFoundButElsewhereTransient() {
+            LibvirtException missing = new LibvirtException(LibvirtErrorCode.NO_DOMAIN, "Domain not found");
+            Call delete = new Call("kvm", Operation.DELETE, "alpha/p", TEN_SECONDS);
+
+            assertThat(HostPool.libvirtFailure(missing, ALPHA, call(TEN_SECONDS)).kind()).isEqualTo(ErrorKind.NOT_FOUND);
+            assertThat(HostPool.libvirtFailure(missing, ALPHA, delete).kind()).isEqualTo(ErrorKind.TRANSIENT);
         }
 
         @Test
@@ -373,34 +393,30 @@ class CachingHostConnectionsTest {
 
             RuntimeException failure = failureOf(() -> broken);
 
-            assertThat(failure).isInstanceOf(HostCallException.class).hasCause(broken)
-                    .hasMessageContaining("End of file while reading data");
-            assertThat(((HostCallException) failure).reason()).isEqualTo(HostCallException.Reason.UNREACHABLE);
+            assertThat(failure).isInstanceOf(ProviderException.class).hasCause(broken)
+                    .hasMessageContaining("End of file while reading data")
+                    .hasMessageContainingAll("libvirt on host 'alpha' failed", "retry");
+            assertThat(((ProviderException) failure).kind()).isEqualTo(ErrorKind.TRANSIENT);
             assertLinkDropped();
         }
 
         @Test
-        void verdictsOfTheWorkAreRethrownAndKeepTheLink() {
-            List<RuntimeException> verdicts = List.of(
-                    new ProviderException(ErrorKind.PERMANENT, Operation.CREATE, "kvm", "", "zone not configured"),
-                    new IllegalArgumentException("machine type unknown"),
-                    new IllegalStateException("seed build failed"),
-                    new UploadSourceException("image ended early", null));
+        void theWorksOwnVerdictIsRethrownAndKeepsTheLink() {
+            ProviderException verdict = new ProviderException(ErrorKind.PERMANENT, Operation.CREATE, "kvm", "",
+                    "zone not configured");
 
-            for (RuntimeException verdict : verdicts) {
-                assertThat(failureOf(() -> verdict)).isSameAs(verdict);
-            }
+            assertThat(failureOf(() -> verdict)).isSameAs(verdict);
             assertLinkKept();
         }
 
-        @Test
-        void anyOtherExceptionDropsTheLinkAndIsReportedUnreachable() {
-            UncheckedIOException broken = new UncheckedIOException(new IOException("stream closed"));
-
+        @ParameterizedTest
+        @MethodSource("dev.egressproxies.kvm.common.instance.HostPoolTest#notAnswers")
+        void anyOtherExceptionDropsTheLinkAndIsTransient(RuntimeException broken) {
             RuntimeException failure = failureOf(() -> broken);
 
-            assertThat(failure).isInstanceOf(HostCallException.class).hasCause(broken);
-            assertThat(((HostCallException) failure).reason()).isEqualTo(HostCallException.Reason.UNREACHABLE);
+            assertThat(failure).isInstanceOf(ProviderException.class).hasCause(broken)
+                    .hasMessageContaining("unexpected failure while talking to host 'alpha'");
+            assertThat(((ProviderException) failure).kind()).isEqualTo(ErrorKind.TRANSIENT);
             assertLinkDropped();
         }
 
@@ -411,7 +427,7 @@ class CachingHostConnectionsTest {
             }
             NativeCrash crash = new NativeCrash();
 
-            assertThatThrownBy(() -> connections.call(ALPHA, TEN_SECONDS, libvirt -> {
+            assertThatThrownBy(() -> connections.call(ALPHA, call(TEN_SECONDS), libvirt -> {
                 throw crash;
             })).isSameAs(crash);
             assertLinkDropped();
@@ -442,9 +458,51 @@ class CachingHostConnectionsTest {
             connections.close();
             gate.countDown();
 
-            assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(HostCallException.class);
+            assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class);
             FakeHostLink late = dialer.onlyLink("alpha");
             assertThat(late.awaitClosed()).isTrue();
+        }
+    }
+
+    /** Exceptions that are neither the work's verdict nor libvirt's answer, so the link is not trusted. */
+    static List<RuntimeException> notAnswers() {
+        return List.of(new UncheckedIOException(new IOException("stream closed")),
+                new IllegalArgumentException("machine type unknown"), new IllegalStateException("seed build failed"),
+                new UploadSourceException("image ended early", null));
+    }
+
+    @Nested
+    class Budget {
+        @Test
+        void theBudgetBoundsEachCallAndACallItCutsOffNamesIt() {
+            try (HostPool budgeted = new HostPool(dialer, Duration.ofSeconds(20), Optional.of(Duration.ofMillis(1500)))) {
+                budgeted.call(ALPHA, call(TEN_SECONDS), libvirt -> libvirt.hostInfo());
+                dialer.onlyLink("alpha").hang();
+                long started = System.nanoTime();
+
+                ProviderException error = failureOf(() -> budgeted.call(ALPHA,
+                        call(Deadline.after(Duration.ofMinutes(5))), libvirt -> libvirt.hostInfo()));
+
+                assertThat(millisSince(started)).isBetween(1400L, 1500 + PROMPT_MILLIS);
+                assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+                assertThat(error.detail()).contains("host 'alpha' (root@alpha.example.invalid:22) did not finish the"
+                        + " call within its budget of 1500ms (rpcBudget)");
+            }
+        }
+
+        @Test
+        void aCallerDeadlineShorterThanTheBudgetIsTheOneThatCounts() {
+            try (HostPool budgeted = new HostPool(dialer, Duration.ofSeconds(20), Optional.of(Duration.ofMinutes(2)))) {
+                budgeted.call(ALPHA, call(TEN_SECONDS), libvirt -> libvirt.hostInfo());
+                dialer.onlyLink("alpha").hang();
+
+                ProviderException error = failureOf(() -> budgeted.call(ALPHA,
+                        call(Deadline.after(Duration.ofMillis(300))), libvirt -> libvirt.hostInfo()));
+
+                assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
+                assertThat(error.detail()).startsWith("deadline exceeded while waiting for host 'alpha'")
+                        .doesNotContain("rpcBudget");
+            }
         }
     }
 }

@@ -15,7 +15,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The SSH tunnel settings the production wiring derives from an entry's configuration. */
-class ProductionHostConnectionsTest {
+class KvmTunnelSettingsTest {
     private static final KvmHost HOST = new KvmHost("host-1", "10.0.0.5", 2222, "egress", "/run/libvirt/sock", null,
             "br0", null, null, null, null, null);
 
@@ -23,7 +23,7 @@ class ProductionHostConnectionsTest {
     void aHostsTunnelUsesItsAddressUserSocketAndTheEntrysKeysAndTimeouts() {
         KvmConfig config = config(Path.of("/etc/egress/known_hosts"), null);
 
-        SshTunnelSettings settings = ProductionHostConnections.tunnelSettings(config, HOST);
+        SshTunnelSettings settings = config.sshAccess().tunnelSettings(HOST.settings());
 
         assertThat(settings).isEqualTo(new SshTunnelSettings("10.0.0.5", 2222, "egress", Path.of("/etc/egress/id"),
                 HostKeyPolicy.knownHosts(Path.of("/etc/egress/known_hosts")), "/run/libvirt/sock",
@@ -32,7 +32,7 @@ class ProductionHostConnectionsTest {
 
     @Test
     void theInsecureOptInIgnoresHostKeys() {
-        SshTunnelSettings settings = ProductionHostConnections.tunnelSettings(config(null, true), HOST);
+        SshTunnelSettings settings = config(null, true).sshAccess().tunnelSettings(HOST.settings());
 
         assertThat(settings.hostKeyPolicy()).isEqualTo(HostKeyPolicy.insecureIgnoreHostKey());
     }

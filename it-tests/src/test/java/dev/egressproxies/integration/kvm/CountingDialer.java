@@ -1,9 +1,9 @@
 package dev.egressproxies.integration.kvm;
 
-import dev.egressproxies.api.Deadline;
-import dev.egressproxies.kvm.common.host.HostCall;
-import dev.egressproxies.kvm.common.host.HostConnections;
+import dev.egressproxies.kvm.common.Call;
+import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
+import dev.egressproxies.kvm.common.host.HostLink;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import java.util.Map;
 import java.util.TreeMap;
@@ -13,30 +13,47 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
- * {@link HostConnections} that count what the provider asks of libvirt: every call of the libvirt
- * adapter ({@link LibvirtHost}) made through them, by method, with the time spent in each method,
- * and every host call (one unit of work run on a host's link).
+ * A {@link HostDialer} whose links count what the provider asks of libvirt: every call of the
+ * libvirt adapter ({@link LibvirtHost}) made through them, by method, with the time spent in each
+ * method, and every host call (the pool asks a link for its adapter once per unit of work).
  */
-final class CountingHostConnections implements HostConnections {
-    private final HostConnections delegate;
+final class CountingDialer implements HostDialer {
+    private final HostDialer delegate;
     private final Map<String, LongAdder> calls = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> nanos = new ConcurrentHashMap<>();
     private final AtomicLong hostCalls = new AtomicLong();
     private final Counter counter = new Counter();
 
-    CountingHostConnections(HostConnections delegate) {
+    CountingDialer(HostDialer delegate) {
         this.delegate = delegate;
     }
 
     @Override
-    public <T> T call(HostEndpoint host, Deadline deadline, HostCall<T> work) {
-        hostCalls.incrementAndGet();
-        return delegate.call(host, deadline, libvirt -> work.apply(new InterceptedLibvirtHost(libvirt, counter)));
-    }
+    public HostLink dial(HostEndpoint host, Call dial) {
+        HostLink link = delegate.dial(host, dial);
+        LibvirtHost counted = new InterceptedLibvirtHost(link.libvirt(), counter);
+        return new HostLink() {
+            @Override
+            public LibvirtHost libvirt() {
+                hostCalls.incrementAndGet();
+                return counted;
+            }
 
-    @Override
-    public void close() {
-        delegate.close();
+            @Override
+            public boolean isAlive() {
+                return link.isAlive();
+            }
+
+            @Override
+            public void abort() {
+                link.abort();
+            }
+
+            @Override
+            public void close() {
+                link.close();
+            }
+        };
     }
 
     /** Forgets the counts so far. */

@@ -1,6 +1,10 @@
-package dev.egressproxies.kvm.common.host;
+package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.api.Deadline;
+import dev.egressproxies.kvm.common.Call;
+import dev.egressproxies.kvm.common.host.HostDialer;
+import dev.egressproxies.kvm.common.host.HostEndpoint;
+import dev.egressproxies.kvm.common.host.HostLink;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,7 +25,8 @@ final class FakeDialer implements HostDialer {
     private final Map<String, Supplier<RuntimeException>> failures = new ConcurrentHashMap<>();
 
     @Override
-    public HostLink dial(HostEndpoint host, Deadline deadline) {
+    public HostLink dial(HostEndpoint host, Call dial) {
+        Deadline deadline = dial.deadline();
         String name = host.name();
         deadlines.computeIfAbsent(name, key -> new CopyOnWriteArrayList<>()).add(deadline);
         dialsStarted.computeIfAbsent(name, key -> new CountDownLatch(1)).countDown();

@@ -1,4 +1,4 @@
-package dev.egressproxies.kvm.common.instance;
+package dev.egressproxies.kvm.common;
 
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.ErrorKind;

@@ -1,0 +1,364 @@
+package dev.egressproxies.kvm.common.instance;
+
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
+import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.host.HostCall;
+import dev.egressproxies.kvm.common.host.HostDialer;
+import dev.egressproxies.kvm.common.host.HostEndpoint;
+import dev.egressproxies.kvm.common.host.HostLink;
+import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The connections of one provider entry to its hosts: one link per host, dialled lazily through a
+ * {@link HostDialer}, cached, and redialled once it is no longer alive. Every failure is the
+ * contract's {@link ProviderException} for the {@link Call} it happened in.
+ *
+ * <p>libvirt's native calls take no timeout, so work runs on a worker thread while the caller
+ * waits up to its deadline (and, when the pool has one, the per-call budget). When that passes or
+ * the caller is interrupted, the link is cut (so the blocked call returns) and dropped, and the
+ * caller fails at once. A dial runs with a time of its own for every caller that needs the host;
+ * each waits for it only up to its own deadline.
+ *
+ * <p>What the work throws is either the backend's answer (a {@link ProviderException}, or a {@link
+ * LibvirtException} that the daemon sent) and leaves the link alone, or proof that the link can no
+ * longer be trusted: anything else drops it. Why: docs/design.md, "The host pool".
+ */
+public final class HostPool implements AutoCloseable {
+    /** How long a dial may take when none is given: the usual SSH handshake limit. */
+    public static final Duration DEFAULT_DIAL_TIMEOUT = Duration.ofSeconds(30);
+    private static final Logger LOG = LoggerFactory.getLogger(HostPool.class);
+    /**
+     * How long past the deadline the pool waits before cutting the link: work that watches the same
+     * deadline (an image download) reports it in its own words, naming what was slow.
+     */
+    private static final long SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    private final HostDialer dialer;
+    private final Duration dialTimeout;
+    private final Optional<Duration> budget;
+    private final ThreadPoolExecutor workers;
+    private final ConcurrentMap<HostEndpoint, Slot> slots = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /**
+     * A pool whose links {@code dialer} makes, each dial given {@code dialTimeout}, and whose calls
+     * end at the caller's deadline or, when present and earlier, after {@code budget}.
+     */
+    public HostPool(HostDialer dialer, Duration dialTimeout, Optional<Duration> budget) {
+        this.dialer = Objects.requireNonNull(dialer, "dialer");
+        this.dialTimeout = Objects.requireNonNull(dialTimeout, "dialTimeout");
+        this.budget = Objects.requireNonNull(budget, "budget");
+        if (dialTimeout.isNegative() || dialTimeout.isZero()) {
+            throw new IllegalArgumentException("dial timeout " + dialTimeout + " must be positive");
+        }
+        // A thread cut off by its deadline stays in the native call until it returns, so new work
+        // never queues behind it: a new daemon thread whenever none is idle.
+        AtomicInteger count = new AtomicInteger();
+        this.workers = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                work -> {
+                    Thread thread = new Thread(work, "egress-host-call-" + count.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                });
+    }
+
+    /** A pool with {@link #DEFAULT_DIAL_TIMEOUT} and no per-call budget. */
+    public HostPool(HostDialer dialer) {
+        this(dialer, DEFAULT_DIAL_TIMEOUT, Optional.empty());
+    }
+
+    /**
+     * Runs {@code work} on the host's libvirt and returns what it returns.
+     *
+     * @throws ProviderException for every failure: the work's own, a libvirt error classified by
+     *                           its code, an unreachable or misconfigured host, a passed deadline,
+     *                           an interrupt (the flag is set again)
+     * @throws IllegalStateException when the pool was closed
+     */
+    public <T> T call(HostSettings host, Call call, HostCall<T> work) {
+        Objects.requireNonNull(work, "work");
+        if (closed) {
+            throw closedError();
+        }
+        call.checkDeadline();
+        Call bounded = budget.map(limit -> call.withDeadline(call.deadline().within(limit))).orElse(call);
+        Slot slot = slots.computeIfAbsent(host.endpoint(), Slot::new);
+        if (closed) {
+            // close() may have run between the check above and the slot's creation and missed it.
+            slot.close();
+            throw closedError();
+        }
+        HostLink link = slot.acquire(host, call, bounded);
+        CompletableFuture<T> outcome = new CompletableFuture<>();
+        try {
+            workers.execute(() -> {
+                try {
+                    outcome.complete(work.apply(link.libvirt()));
+                } catch (Throwable failure) {
+                    outcome.completeExceptionally(failure);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            throw closedError();
+        }
+        try {
+            return outcome.get(bounded.deadline().remaining().toNanos() + SETTLE_NANOS, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            slot.drop(link, "deadline passed");
+            throw deadlinePassed(host, call, bounded, "the call did not finish; its link was closed so the call stops,"
+                    + " and the next call reconnects");
+        } catch (InterruptedException e) {
+            slot.drop(link, "caller interrupted");
+            throw call.interrupted(e);
+        } catch (ExecutionException e) {
+            throw failureOfWork(e.getCause(), host, call, slot, link);
+        }
+    }
+
+    /**
+     * Closes every cached link (gracefully, on worker threads, so a hung daemon cannot hold up the
+     * caller) and refuses calls from now on; calls in flight run to their end or deadline.
+     */
+    @Override
+    public void close() {
+        closed = true;
+        slots.values().forEach(Slot::close);
+        workers.shutdown();
+    }
+
+    private static IllegalStateException closedError() {
+        return new IllegalStateException("this host pool was closed; the provider that owns it is shut down");
+    }
+
+    /** The deadline error; one that only the budget cut off names the budget. */
+    private ProviderException deadlinePassed(HostSettings host, Call call, Call bounded, String what) {
+        if (bounded != call && !call.deadline().isExpired()) {
+            Duration limit = budget.orElseThrow();
+            String shown = limit.toMillis() % 1000 == 0 ? limit.toSeconds() + "s" : limit.toMillis() + "ms";
+            return call.transientFailure("host '" + host.name() + "' (" + host.destination() + ") did not finish the"
+                    + " call within its budget of " + shown + " (rpcBudget): " + what + "; retry, and if it repeats"
+                    + " look at libvirtd there", null);
+        }
+        return call.deadlineExceeded("waiting for host '" + host.name() + "' (" + host.destination() + "): " + what,
+                null);
+    }
+
+    /** What the caller gets when the work threw {@code failure}; drops the link unless it is an answer. */
+    private static ProviderException failureOfWork(Throwable failure, HostSettings host, Call call, Slot slot,
+                                                   HostLink link) {
+        if (failure instanceof ProviderException verdict) {
+            return verdict;
+        }
+        if (failure instanceof LibvirtException answer && !answer.isTransportFailure()) {
+            return libvirtFailure(answer, host, call);
+        }
+        slot.drop(link, failure.toString());
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        if (failure instanceof LibvirtException broken) {
+            return libvirtFailure(broken, host, call);
+        }
+        return call.transientFailure("unexpected failure while talking to host '" + host.name() + "' ("
+                + host.destination() + "): " + failure + "; the link was closed and the next call reconnects; retry,"
+                + " and report it if it repeats", failure);
+    }
+
+    /** libvirt's answer as the contract's error: NOT_FOUND is for get only (elsewhere a vanishing domain is a race). */
+    static ProviderException libvirtFailure(LibvirtException libvirt, HostSettings host, Call call) {
+        ErrorKind kind = libvirt.kind();
+        if (kind == ErrorKind.NOT_FOUND && call.operation() != Operation.GET) {
+            kind = ErrorKind.TRANSIENT;
+        }
+        String said = "libvirt on host '" + host.name() + "' failed: " + libvirt.getMessage() + " (error "
+                + libvirt.code() + ", " + libvirt.rawCode() + ")";
+        String advice = switch (kind) {
+            case PERMANENT -> "; retrying cannot help: fix the request or the settings of host '" + host.name()
+                    + "' in provider entry '" + call.entry() + "'";
+            case QUOTA_EXCEEDED -> "; free memory or disk on host '" + host.name()
+                    + "' or use a smaller machine type, then retry";
+            case NOT_FOUND -> "; it was deleted or never created";
+            case TRANSIENT -> "; retry, and if it repeats look at libvirtd's log on host '" + host.name() + "'";
+        };
+        return call.failure(kind, said + advice, libvirt);
+    }
+
+    /**
+     * One host's cached link and dial in progress, under a lock of its own so that hosts never wait
+     * for each other. The lock is held only to read and swap the two fields, never while dialling.
+     */
+    private final class Slot {
+        private final HostEndpoint endpoint;
+        private HostLink link;
+        private CompletableFuture<HostLink> dial;
+        private boolean slotClosed;
+
+        Slot(HostEndpoint endpoint) {
+            this.endpoint = endpoint;
+        }
+
+        /** The live link: the cached one, or the result of the dial in progress or of a new one. */
+        HostLink acquire(HostSettings host, Call call, Call bounded) {
+            CompletableFuture<HostLink> pending;
+            HostLink lost = null;
+            synchronized (this) {
+                if (slotClosed) {
+                    throw closedError();
+                }
+                if (link != null) {
+                    if (link.isAlive()) {
+                        return link;
+                    }
+                    lost = link;
+                    link = null;
+                }
+                if (dial == null) {
+                    dial = startDial(call.withDeadline(Deadline.after(dialTimeout)));
+                }
+                pending = dial;
+            }
+            if (lost != null) {
+                LOG.debug("libvirt link to host {} lost, redialling", endpoint.name());
+                discard(lost);
+            }
+            try {
+                return pending.get(bounded.deadline().remaining().toNanos(), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                throw deadlinePassed(host, call, bounded, "connecting took longer; the"
+                        + " connection attempt goes on for later calls (it is given up after "
+                        + dialTimeout.toSeconds() + " s)");
+            } catch (InterruptedException e) {
+                throw call.interrupted(e);
+            } catch (ExecutionException e) {
+                throw dialFailure(e.getCause(), host, call);
+            }
+        }
+
+        /** Cuts {@code failed} and forgets it if it is still the cached link, leaving a successor alone. */
+        void drop(HostLink failed, String reason) {
+            synchronized (this) {
+                if (link == failed) {
+                    link = null;
+                }
+            }
+            LOG.debug("libvirt link to host {} dropped: {}", endpoint.name(), reason);
+            discard(failed);
+        }
+
+        /** Refuses further calls and closes the cached link gracefully on a worker thread. */
+        void close() {
+            HostLink current;
+            synchronized (this) {
+                slotClosed = true;
+                current = link;
+                link = null;
+            }
+            if (current != null) {
+                // A graceful close says goodbye to the daemon, which may hang; the closing thread must not.
+                try {
+                    workers.execute(current::close);
+                } catch (RejectedExecutionException e) {
+                    current.close();
+                }
+            }
+        }
+
+        /** Starts a dial on a worker thread; called with the lock held. */
+        private CompletableFuture<HostLink> startDial(Call dialCall) {
+            CompletableFuture<HostLink> attempt = new CompletableFuture<>();
+            try {
+                workers.execute(() -> runDial(attempt, dialCall));
+            } catch (RejectedExecutionException e) {
+                throw closedError();
+            }
+            return attempt;
+        }
+
+        private void runDial(CompletableFuture<HostLink> attempt, Call dialCall) {
+            long started = System.nanoTime();
+            HostLink opened;
+            try {
+                opened = Objects.requireNonNull(dialer.dial(endpoint, dialCall), "the dialer returned no link");
+            } catch (Throwable failure) {
+                finishDial(attempt, null);
+                LOG.debug("dialling host {} failed after {} ms: {}", endpoint.name(), millisSince(started),
+                        failure.toString());
+                attempt.completeExceptionally(failure);
+                return;
+            }
+            if (!finishDial(attempt, opened)) {
+                discard(opened);
+                attempt.completeExceptionally(closedError());
+                return;
+            }
+            LOG.debug("libvirt link to host {} open after {} ms", endpoint.name(), millisSince(started));
+            attempt.complete(opened);
+        }
+
+        /** Records the end of a dial before its waiters wake; false when the pool closed meanwhile. */
+        private synchronized boolean finishDial(CompletableFuture<HostLink> attempt, HostLink opened) {
+            if (dial == attempt) {
+                dial = null;
+            }
+            if (opened == null || slotClosed) {
+                return false;
+            }
+            link = opened;
+            return true;
+        }
+    }
+
+    /** A failure of its own for each waiter of a dial, in the waiter's call. */
+    private static RuntimeException dialFailure(Throwable failure, HostSettings host, Call call) {
+        String where = "host '" + host.name() + "' (" + host.destination() + ")";
+        if (failure instanceof IllegalStateException closing) {
+            return closing;
+        }
+        if (failure instanceof ProviderException dialError && dialError.kind() == ErrorKind.PERMANENT) {
+            return call.failure(ErrorKind.PERMANENT, "the connection to " + where + " cannot work as configured: "
+                    + dialError.detail() + "; fix the SSH settings of provider entry '" + call.entry()
+                    + "' (sshKeyFile, knownHostsFile, hosts[].user)", dialError);
+        }
+        String said = failure instanceof ProviderException dialError ? dialError.detail()
+                : "connecting failed: " + failure;
+        return call.transientFailure(where + " could not be reached or the connection broke: " + said
+                + "; retry, and if it persists check that sshd and libvirtd run there", failure);
+    }
+
+    /** Cuts a failed link and releases it; it is useless either way, so failures here are not the caller's. */
+    private static void discard(HostLink failed) {
+        try {
+            failed.abort();
+        } catch (RuntimeException ignored) {
+            // Already unusable; closing below still releases what it holds.
+        }
+        try {
+            failed.close();
+        } catch (RuntimeException ignored) {
+            // Nothing left to release that a retry could.
+        }
+    }
+
+    private static long millisSince(long startNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    }
+}
