@@ -9,14 +9,14 @@ import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
-import dev.egressproxies.kvm.common.libvirt.DomainState;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.DomainState;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.InstanceVolumes;
 import dev.egressproxies.kvm.common.testing.ParsedXml;
 import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.testing.TestBytes;
-import dev.egressproxies.kvm.config.KvmImage;
 import dev.egressproxies.kvm.config.KvmHost;
+import dev.egressproxies.kvm.config.KvmImage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

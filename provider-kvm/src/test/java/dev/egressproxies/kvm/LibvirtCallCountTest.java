@@ -2,9 +2,9 @@ package dev.egressproxies.kvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.egressproxies.kvm.common.libvirt.AddressSource;
-import dev.egressproxies.kvm.common.libvirt.DomainState;
-import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.AddressSource;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.DomainState;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.InterfaceAddress;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.PlatformMetadata;
 import dev.egressproxies.kvm.common.testing.Requests;

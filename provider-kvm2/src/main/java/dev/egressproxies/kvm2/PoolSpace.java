@@ -3,7 +3,7 @@ package dev.egressproxies.kvm2;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
-import dev.egressproxies.kvm.common.libvirt.PoolInfo;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.PoolInfo;
 
 /**
  * The quota precheck, made before anything is written: what one create commits to the pool (the

@@ -3,8 +3,8 @@ package dev.egressproxies.kvm.common.instance;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StoragePool;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
-import dev.egressproxies.kvm.common.libvirt.StoragePool;
 import java.util.List;
 import java.util.Optional;
 

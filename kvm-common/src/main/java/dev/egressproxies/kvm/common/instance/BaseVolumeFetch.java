@@ -2,15 +2,15 @@ package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
-import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
 import dev.egressproxies.kvm.common.image.ImageFetcher.ImageContent;
+import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.image.ImageSource;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StoragePool;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StorageVolume;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
-import dev.egressproxies.kvm.common.libvirt.StoragePool;
-import dev.egressproxies.kvm.common.libvirt.StorageVolume;
 import dev.egressproxies.kvm.common.libvirt.UploadSourceException;
 import dev.egressproxies.kvm.common.xml.VolumeXml;
 import java.util.Objects;

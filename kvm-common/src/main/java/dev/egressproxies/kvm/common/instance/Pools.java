@@ -2,9 +2,9 @@ package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.PoolInfo;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StoragePool;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
-import dev.egressproxies.kvm.common.libvirt.PoolInfo;
-import dev.egressproxies.kvm.common.libvirt.StoragePool;
 
 /** A host's configured storage pool, where a missing pool, or one that does not run, is a configuration error. */
 public final class Pools {

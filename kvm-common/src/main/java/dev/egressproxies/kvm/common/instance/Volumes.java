@@ -2,9 +2,9 @@ package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StoragePool;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StorageVolume;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
-import dev.egressproxies.kvm.common.libvirt.StoragePool;
-import dev.egressproxies.kvm.common.libvirt.StorageVolume;
 import java.io.ByteArrayInputStream;
 import java.util.Optional;
 

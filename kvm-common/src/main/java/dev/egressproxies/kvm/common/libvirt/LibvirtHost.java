@@ -6,14 +6,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The slice of libvirt the KVM backends use, on one host's connection: the seam between the
- * backends' logic and libvirt-java, so unit tests run against a hand-written fake.
- *
- * <p>Every method may block on the hypervisor; callers reach it only through {@link
- * dev.egressproxies.kvm.common.instance.HostPool#call}, which bounds the wait by the caller's
- * deadline. Failures the daemon reports are {@link LibvirtException}s with the daemon's error
- * code (a broken link has a transport code); any other runtime exception also means a broken link.
- * {@link LibvirtJavaHost} is the real implementation.
+ * The slice of libvirt the KVM backends use on one host's connection; {@link LibvirtJavaHost} is the
+ * real one, tests use fakes. Methods may block on the daemon, so callers go through the host pool.
+ * The daemon's failures are {@link LibvirtException}s; any other exception means a broken link.
  */
 public interface LibvirtHost {
 
@@ -23,33 +18,19 @@ public interface LibvirtHost {
     /** Defines (or redefines) a persistent domain from its XML. */
     Domain defineDomain(String xml);
 
-    /**
-     * Starts a defined domain.
-     *
-     * @throws LibvirtException {@link LibvirtErrorCode#OPERATION_INVALID} when it already runs
-     */
+    /** Starts a defined domain; {@link LibvirtErrorCode#OPERATION_INVALID} when it already runs. */
     void startDomain(Domain domain);
 
-    /**
-     * Forcibly stops a running domain.
-     *
-     * @throws LibvirtException {@link LibvirtErrorCode#OPERATION_INVALID} when it is not running
-     */
+    /** Forcibly stops a running domain; {@link LibvirtErrorCode#OPERATION_INVALID} when it is not running. */
     void destroyDomain(Domain domain);
 
-    /**
-     * Removes a domain's definition together with its managed-save image, snapshot metadata and
-     * NVRAM, so leftover state never blocks the undefine.
-     */
+    /** Removes a domain's definition with its managed-save image, snapshot metadata and NVRAM. */
     void undefineDomain(Domain domain);
 
     /** The domain's current state. */
     DomainState domainState(Domain domain);
 
-    /**
-     * The domain's metadata element in the given XML namespace, or empty when it has none
-     * (a domain this platform did not create).
-     */
+    /** The domain's metadata element in that XML namespace; empty for a domain this platform did not create. */
     Optional<String> domainMetadata(Domain domain, String namespaceUri);
 
     /** The addresses of a running domain's interfaces, as one source reports them. */
@@ -59,16 +40,9 @@ public interface LibvirtHost {
     List<Domain> listAllDomains();
 
     /**
-     * The domains defined on the host that are active (libvirt's {@code
-     * VIR_CONNECT_LIST_DOMAINS_ACTIVE}: they have a running process, whether executing, paused or
-     * shutting down) or, with {@code active} false, inactive (shut off). One listing call each, so
-     * a caller learns which domains are shut off without reading every domain's state.
-     *
-     * <p>Two calls are not one snapshot: a domain that starts or stops between them may be in both
-     * lists or in neither.
-     *
-     * <p>The default filters {@link #listAllDomains()} by each domain's {@link #domainState}, one
-     * call per domain; implementations that can ask libvirt directly override it.
+     * The active domains (with a running process: executing, paused or shutting down) or, with
+     * {@code active} false, the shut-off ones, in one listing call. Two calls are not a snapshot. The
+     * default reads each domain's state; implementations that can ask libvirt directly override it.
      */
     default List<Domain> listAllDomains(boolean active) {
         List<Domain> chosen = new ArrayList<>();
@@ -99,48 +73,31 @@ public interface LibvirtHost {
     String volumeXml(StorageVolume volume);
 
     /**
-     * Creates a volume from its XML.
-     *
-     * @throws LibvirtException {@link LibvirtErrorCode#STORAGE_VOLUME_EXISTS} when one of that name
-     *                          exists: creation is atomic, so the existing one is complete
+     * Creates a volume from its XML; {@link LibvirtErrorCode#STORAGE_VOLUME_EXISTS} when one of that
+     * name exists (creation is atomic, so that one is complete).
      */
     StorageVolume createVolume(StoragePool pool, String xml);
 
     /**
-     * Streams {@code length} bytes into the volume from its start; the stream is read up to
-     * {@code length} bytes and not closed.
+     * Streams {@code length} bytes of {@code data} (not closed) into the volume from its start.
      *
-     * @throws UploadSourceException when {@code data} fails or ends before {@code length} bytes;
-     *                               the upload was aborted and the volume holds a partial write
+     * @throws UploadSourceException when {@code data} fails or ends early; the upload was aborted
      */
     void uploadVolume(StorageVolume volume, InputStream data, long length);
 
     /**
-     * Streams {@code data} into the volume from its start until {@code data} ends, for an image whose
-     * length is unknown until it has all arrived (a decompressed image); the stream is not closed.
+     * Streams {@code data} (not closed) into the volume until it ends, for an image whose length is
+     * known only at its end. A file volume grows with the data, so create it raw with a capacity of
+     * one byte and refresh the pool after; a block volume must be created large enough. Why:
+     * docs/base-images.md.
      *
-     * <p>In a {@code dir} (or {@code fs}, {@code netfs}) pool the volume is a file that grows as the
-     * data arrives, whatever capacity it was created with, and keeps any bytes past the data's end:
-     * create it raw with a capacity of one byte, so the file holds exactly the data, then refresh the
-     * pool so libvirt reads the file's format and virtual size. In a pool of block devices
-     * ({@code logical}, {@code disk}, {@code iscsi}, {@code rbd}) the volume cannot grow: the upload
-     * fails at the volume's end unless it was created large enough.
-     *
-     * <p>A source that fails aborts the upload, so a read of the data that throws (a pipeline that
-     * finds the image bad) never lets the upload finish as if complete.
-     *
-     * @throws UploadSourceException when {@code data} fails; the upload was aborted and the volume
-     *                               holds a partial write
-     * @throws UnsupportedOperationException from an implementation that cannot stream to an end
+     * @throws UploadSourceException when {@code data} fails; the upload was aborted
      */
     default void uploadVolumeUntilEnd(StorageVolume volume, InputStream data) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot upload data of unknown length");
     }
 
-    /**
-     * Reads a volume's first bytes, at most {@code maximumBytes} (fewer when the volume is
-     * smaller); for small volumes such as markers, never for images.
-     */
+    /** A small volume's first bytes (a marker, a lease), at most {@code maximumBytes}. */
     byte[] downloadVolume(StorageVolume volume, int maximumBytes);
 
     /** Deletes a volume. */
@@ -150,32 +107,65 @@ public interface LibvirtHost {
     HostInfo hostInfo();
 
     /**
-     * libvirt's domain capabilities XML ({@code virConnectGetDomainCapabilities}) for x86_64 guests
-     * of {@code domainType} ({@code kvm} or {@code qemu}), for preflight checks.
-     *
-     * <p>The default throws {@link LibvirtErrorCode#NO_SUPPORT}; implementations that can ask
-     * libvirt override it.
-     *
-     * @throws LibvirtException {@link LibvirtErrorCode#CONFIG_UNSUPPORTED} or {@link
-     *                          LibvirtErrorCode#INVALID_ARGUMENT} when the host does not offer the type
+     * libvirt's domain capabilities XML for x86_64 guests of {@code domainType}, for preflight
+     * checks; CONFIG_UNSUPPORTED or INVALID_ARGUMENT when the host does not offer the type.
      */
     default String domainCapabilities(String domainType) {
         throw new LibvirtException(LibvirtErrorCode.NO_SUPPORT, getClass().getSimpleName()
                 + " cannot read domain capabilities");
     }
 
-    /**
-     * Whether the host has a network interface (a bridge, for example) of that name, as libvirt's
-     * interface driver sees it; for preflight checks.
-     *
-     * <p>The default throws {@link LibvirtErrorCode#NO_SUPPORT}; implementations that can ask
-     * libvirt override it.
-     *
-     * @throws LibvirtException {@link LibvirtErrorCode#NO_SUPPORT} when the host's libvirt has no
-     *                          interface driver
-     */
+    /** Whether the host has a network interface (a bridge) of that name; NO_SUPPORT without an interface driver. */
     default boolean hasInterface(String name) {
         throw new LibvirtException(LibvirtErrorCode.NO_SUPPORT, getClass().getSimpleName()
                 + " cannot look up interfaces");
+    }
+
+    /** A handle to a domain on one host, valid while its connection lives. */
+    interface Domain {
+        /** The domain's name. */
+        String name();
+    }
+
+    /** A handle to a storage pool on one host, valid while its connection lives. */
+    interface StoragePool {
+        /** The pool's name. */
+        String name();
+    }
+
+    /** A handle to a storage volume on one host, valid while its connection lives. */
+    interface StorageVolume {
+        /** The volume's name within its pool. */
+        String name();
+
+        /** The volume's path on the host, as a domain's disk refers to it. */
+        String path();
+    }
+
+    /** What a host's libvirt says about itself: host name, daemon version ({@code 9.0.0}), hypervisor ({@code QEMU}). */
+    record HostInfo(String hostname, String libvirtVersion, String hypervisor) {
+    }
+
+    /** A storage pool's state and space, in bytes. */
+    record PoolInfo(boolean running, long capacityBytes, long allocatedBytes, long availableBytes) {
+    }
+
+    /** One address, as text, of a domain's network interface. */
+    record InterfaceAddress(String interfaceName, String address, boolean ipv4) {
+    }
+
+    /** Where libvirt looks for a domain's addresses: DHCP leases, the guest agent, the host's ARP table. */
+    enum AddressSource {
+        LEASE, AGENT, ARP
+    }
+
+    /** The states libvirt reports for a domain ({@code virDomainState}). */
+    enum DomainState {
+        NO_STATE, RUNNING, BLOCKED, PAUSED, SHUTDOWN, SHUTOFF, CRASHED, PM_SUSPENDED;
+
+        /** Whether the guest is up: executing, or blocked on the hypervisor. */
+        public boolean isActive() {
+            return this == RUNNING || this == BLOCKED;
+        }
     }
 }

@@ -1,5 +1,13 @@
 package dev.egressproxies.kvm.common.libvirt;
 
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.AddressSource;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.Domain;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.DomainState;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.HostInfo;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.InterfaceAddress;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.PoolInfo;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StoragePool;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StorageVolume;
 import java.io.InputStream;
 import java.net.Inet4Address;
 import java.util.ArrayList;
@@ -11,8 +19,8 @@ import java.util.concurrent.CompletableFuture;
 import org.libvirt.Connect;
 import org.libvirt.DomainInfo;
 import org.libvirt.DomainInterface;
-import org.libvirt.StoragePoolInfo;
 import org.libvirt.StoragePoolInfo.StoragePoolState;
+import org.libvirt.StoragePoolInfo;
 import org.libvirt.StorageVol;
 
 /**
@@ -359,5 +367,24 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
     private IllegalArgumentException foreignHandle(String kind, Object handle) {
         return new IllegalArgumentException("the " + kind + " handle " + handle + " was not made by this connection ("
                 + uri + "); handles are valid only within the host call that looked them up");
+    }
+
+    /**
+     * A domain handle of {@link LibvirtJavaHost}: libvirt-java's object, the host that made it and
+     * the name read once (libvirt keeps it client-side, but reading it again costs a native call).
+     */
+    private record JavaDomain(LibvirtJavaHost owner, org.libvirt.Domain domain, String name) implements Domain {
+    }
+
+    /** A storage pool handle of {@link LibvirtJavaHost}: libvirt-java's object and the host that made it. */
+    private record JavaStoragePool(LibvirtJavaHost owner, org.libvirt.StoragePool pool, String name) implements StoragePool {
+    }
+
+    /**
+     * A storage volume handle of {@link LibvirtJavaHost}: libvirt-java's object, the host that made
+     * it, and the name and path read when it was looked up or created.
+     */
+    private record JavaStorageVolume(LibvirtJavaHost owner, StorageVol volume, String name, String path)
+            implements StorageVolume {
     }
 }

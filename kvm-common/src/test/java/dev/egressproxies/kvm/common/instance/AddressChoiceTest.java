@@ -2,7 +2,7 @@ package dev.egressproxies.kvm.common.instance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.InterfaceAddress;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

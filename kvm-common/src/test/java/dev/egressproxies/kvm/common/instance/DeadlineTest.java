@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.ProviderException;
-import dev.egressproxies.kvm.common.libvirt.DomainState;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.DomainState;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.Requests;
 import java.time.Duration;

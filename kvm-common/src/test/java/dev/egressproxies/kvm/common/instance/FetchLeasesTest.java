@@ -12,7 +12,7 @@ import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.host.HostCall;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
-import dev.egressproxies.kvm.common.libvirt.StoragePool;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StoragePool;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.FakeLinkDialer;
 import java.nio.charset.StandardCharsets;

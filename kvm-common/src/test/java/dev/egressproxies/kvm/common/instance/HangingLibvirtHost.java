@@ -1,16 +1,16 @@
 package dev.egressproxies.kvm.common.instance;
 
-import dev.egressproxies.kvm.common.libvirt.AddressSource;
-import dev.egressproxies.kvm.common.libvirt.Domain;
-import dev.egressproxies.kvm.common.libvirt.DomainState;
-import dev.egressproxies.kvm.common.libvirt.HostInfo;
-import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.AddressSource;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.Domain;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.DomainState;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.HostInfo;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.InterfaceAddress;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.PoolInfo;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StoragePool;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StorageVolume;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
-import dev.egressproxies.kvm.common.libvirt.PoolInfo;
-import dev.egressproxies.kvm.common.libvirt.StoragePool;
-import dev.egressproxies.kvm.common.libvirt.StorageVolume;
 import java.io.InputStream;
 import java.util.List;
 import java.util.Optional;

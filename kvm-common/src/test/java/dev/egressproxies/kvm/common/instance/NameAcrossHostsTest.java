@@ -10,7 +10,7 @@ import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
-import dev.egressproxies.kvm.common.libvirt.DomainState;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.DomainState;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.PlatformMetadata;
 import dev.egressproxies.kvm.common.testing.Requests;

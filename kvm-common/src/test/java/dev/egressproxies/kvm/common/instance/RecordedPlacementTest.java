@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.Placement;
-import dev.egressproxies.kvm.common.libvirt.DomainState;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.DomainState;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.PlatformMetadata;
 import dev.egressproxies.kvm.common.testing.Requests;

@@ -4,6 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.AddressSource;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.Domain;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.DomainState;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.HostInfo;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.InterfaceAddress;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.PoolInfo;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StoragePool;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StorageVolume;
 import dev.egressproxies.kvm.common.seed.NoCloudSeed;
 import dev.egressproxies.kvm.common.teststack.Leftovers;
 import dev.egressproxies.kvm.common.teststack.TestStack;

@@ -7,7 +7,7 @@ import dev.egressproxies.api.Operation;
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.instance.HostPool;
-import dev.egressproxies.kvm.common.libvirt.Domain;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.Domain;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.LibvirtJavaHost;
 import dev.egressproxies.kvm.common.teststack.Leftovers;

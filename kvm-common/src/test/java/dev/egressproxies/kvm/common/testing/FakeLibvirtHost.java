@@ -1,17 +1,17 @@
 package dev.egressproxies.kvm.common.testing;
 
-import dev.egressproxies.kvm.common.libvirt.AddressSource;
-import dev.egressproxies.kvm.common.libvirt.Domain;
-import dev.egressproxies.kvm.common.libvirt.DomainState;
-import dev.egressproxies.kvm.common.libvirt.HostInfo;
-import dev.egressproxies.kvm.common.libvirt.InterfaceAddress;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorSource;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.AddressSource;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.Domain;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.DomainState;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.HostInfo;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.InterfaceAddress;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.PoolInfo;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StoragePool;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StorageVolume;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
-import dev.egressproxies.kvm.common.libvirt.PoolInfo;
-import dev.egressproxies.kvm.common.libvirt.StoragePool;
-import dev.egressproxies.kvm.common.libvirt.StorageVolume;
 import dev.egressproxies.kvm.common.libvirt.UploadSourceException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,8 +30,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 

@@ -1,10 +1,10 @@
 package dev.egressproxies.kvm.common.teststack;
 
-import dev.egressproxies.kvm.common.libvirt.Domain;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.Domain;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StoragePool;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
-import dev.egressproxies.kvm.common.libvirt.StoragePool;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
