@@ -91,6 +91,11 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
         return new KvmImageChoice(image, configured, uefi);
     }
 
+    @Override
+    public Optional<String> markerOfBase(String volume) {
+        return BaseVolumeNames.isBase(volume) ? Optional.of(BaseVolumeNames.marker(volume)) : Optional.empty();
+    }
+
     /**
      * The path of the image's base volume in the pool when it is there and known complete. Changes
      * nothing but a stale fetch lease of that base: a download may be under way in another thread.
@@ -107,16 +112,6 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
             leases.removeStale(libvirt, pool, host, volume);
         }
         return path;
-    }
-
-    @Override
-    public boolean isBaseVolume(String volume) {
-        return BaseVolumeNames.isBase(volume);
-    }
-
-    @Override
-    public String markerOf(String base) {
-        return BaseVolumeNames.marker(base);
     }
 
     /**

@@ -107,13 +107,8 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     }
 
     @Override
-    public boolean isBaseVolume(String volume) {
-        return catalogue.isBaseVolume(volume);
-    }
-
-    @Override
-    public String markerOf(String base) {
-        return BaseVolumeNames.marker(base);
+    public Optional<String> markerOfBase(String volume) {
+        return catalogue.isBaseVolume(volume) ? Optional.of(BaseVolumeNames.marker(volume)) : Optional.empty();
     }
 
     @Override

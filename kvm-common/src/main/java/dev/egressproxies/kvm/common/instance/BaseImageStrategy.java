@@ -53,13 +53,9 @@ public interface BaseImageStrategy<I extends ImageChoice> {
     List<PreflightCheck> preflight(Call call);
 
     /**
-     * Whether {@code volume} is a base volume of this backend that this entry may report: its own,
-     * or for a backend whose entries share bases, any entry's; also one named by an earlier
-     * version. {@code check} reports those no overlay in the pool backs on, and their fetch leases
-     * ({@link FetchLeases#volumeName BASE.lease}) still present.
+     * The completeness marker of {@code volume} when it is a base volume this entry may report (its
+     * own, any entry's where entries share bases, or one named by an earlier version); empty for
+     * any other volume. {@code check} reports the bases no overlay backs on, and their leases.
      */
-    boolean isBaseVolume(String volume);
-
-    /** The completeness marker volume next to base volume {@code base}, removed with it. */
-    String markerOf(String base);
+    Optional<String> markerOfBase(String volume);
 }

@@ -87,8 +87,9 @@ final class PoolLeftovers {
         }
         List<String> names = LibvirtSteps.step("listing the volumes of storage pool " + host.pool(),
                 () -> libvirt.listVolumeNames(pool.get()));
-        List<String> bases = names.stream().filter(images::isBaseVolume).sorted().toList();
-        Set<String> markers = bases.stream().map(images::markerOf).collect(Collectors.toSet());
+        List<String> bases = names.stream().filter(name -> images.markerOfBase(name).isPresent()).sorted().toList();
+        Set<String> markers = bases.stream().map(base -> images.markerOfBase(base).orElseThrow())
+                .collect(Collectors.toSet());
         List<String> leaseNames = leaseNames(names);
         Set<String> backings = new HashSet<>();
         for (String name : names) {
@@ -112,7 +113,7 @@ final class PoolLeftovers {
     private List<String> leaseNames(List<String> names) {
         String suffix = FetchLeases.volumeName("");
         return names.stream().filter(name -> name.endsWith(suffix)
-                && images.isBaseVolume(name.substring(0, name.length() - suffix.length()))).sorted().toList();
+                && images.markerOfBase(name.substring(0, name.length() - suffix.length())).isPresent()).sorted().toList();
     }
 
     private PreflightCheck unusedBasesCheck(HostSettings host, Inventory inventory, String name) {
@@ -122,7 +123,7 @@ final class PoolLeftovers {
         }
         String commands = inventory.unused().stream()
                 .map(base -> "'virsh vol-delete --pool " + host.pool() + " " + base + "' and 'virsh vol-delete --pool "
-                        + host.pool() + " " + images.markerOf(base) + "'")
+                        + host.pool() + " " + images.markerOfBase(base).orElseThrow() + "'")
                 .collect(Collectors.joining("; "));
         return PreflightCheck.warning(name, inventory.unused().size() + " of " + inventory.bases() + " cached base"
                 + " images have no overlay backing on them: " + String.join(", ", inventory.unused()) + ". They stay"

@@ -70,13 +70,8 @@ final class PresetBaseImages implements BaseImageStrategy<PresetBaseImages.Image
     }
 
     @Override
-    public boolean isBaseVolume(String volume) {
-        return volume.matches("[^+]+\\.base\\.(qcow2|raw)");
-    }
-
-    @Override
-    public String markerOf(String base) {
-        return base + ".complete";
+    public Optional<String> markerOfBase(String volume) {
+        return volume.matches("[^+]+\\.base\\.(qcow2|raw)") ? Optional.of(volume + ".complete") : Optional.empty();
     }
 
     /** How often a base volume was made. */
