@@ -5,14 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/**
- * Runs an action when a deadline passes, unless disarmed first; how a blocking step that takes no
- * timeout of its own (opening a libvirt connection) is bounded, by having the action cut what it
- * is blocked on.
- *
- * <p>Exactly one of "fired" and "disarmed" wins, so the step can tell whether it finished in time
- * or was cut just as it finished.
- */
+/** Runs an action when a deadline passes, unless disarmed first. */
 final class DeadlineWatchdog {
     private static final int ARMED = 0;
     private static final int DISARMED = 1;

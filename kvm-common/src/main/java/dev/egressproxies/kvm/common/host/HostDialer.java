@@ -4,9 +4,9 @@ import dev.egressproxies.kvm.common.Call;
 
 
 /**
- * Opens links to hypervisors: the SSH tunnel in production, {@link
- * dev.egressproxies.kvm.common.local.LocalSocketDialer} on the hypervisor itself, fakes in tests.
- * The host pool calls it on a worker thread, at most once at a time per host.
+ * Opens links to hypervisors: the SSH tunnel in production,
+ * {@link dev.egressproxies.kvm.common.local.LocalSocketDialer} on the hypervisor itself, fakes in
+ * tests. The host pool calls it on a worker thread, at most once at a time per host.
  */
 @FunctionalInterface
 public interface HostDialer {
@@ -15,12 +15,9 @@ public interface HostDialer {
      * Opens a link to {@code host}, giving up when the deadline of {@code dial} passes (a dial that
      * hangs past it pins every caller waiting for that host).
      *
-     * @param dial the dial's own call: the operation that started it, with the dial's deadline
      * @throws dev.egressproxies.api.ProviderException TRANSIENT when a later attempt may succeed,
-     *                                                 PERMANENT when the configuration must change
-     *                                                 first (a key that does not parse, a host key
-     *                                                 that does not match); any other exception
-     *                                                 counts as TRANSIENT
+     *     PERMANENT when the configuration must change first (a key that does not parse, a host key
+     *     that does not match).
      */
     HostLink dial(HostEndpoint host, Call dial);
 }

@@ -5,12 +5,6 @@ import java.util.Objects;
 /**
  * How to reach one hypervisor: over SSH to {@code address:port} as {@code user}, then to the
  * libvirt unix socket at {@code socket} on that host.
- *
- * @param name    the host's name in the configuration (the zone)
- * @param address the SSH host name or address
- * @param port    the SSH port
- * @param user    the SSH user
- * @param socket  the libvirt socket path on the host
  */
 public record HostEndpoint(String name, String address, int port, String user, String socket) {
     /** Requires every field. */

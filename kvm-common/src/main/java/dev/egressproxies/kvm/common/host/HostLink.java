@@ -5,9 +5,6 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 /**
  * One open connection to a hypervisor's libvirt, as a {@link HostDialer} made it: the adapter to
  * call, and the means to tell whether the connection still works and to cut it.
- *
- * <p>The adapter may be used by several threads at once. {@link #abort()} and {@link #close()} may
- * be called from any thread, any number of times.
  */
 public interface HostLink extends AutoCloseable {
 
@@ -15,16 +12,12 @@ public interface HostLink extends AutoCloseable {
     LibvirtHost libvirt();
 
     /**
-     * Whether the link still works as far as can be told without asking the host. Must be cheap
-     * and must never block: the pool asks while holding the host's lock.
+     * Whether the link still works as far as can be told without asking the host. Must be cheap and
+     * must never block: the pool asks while holding the host's lock.
      */
     boolean isAlive();
 
-    /**
-     * Cuts the transport at once, so native calls blocked on it return with an error; the link is
-     * dead afterwards and is still {@linkplain #close() closed} by its owner. Never blocks for
-     * long: the pool calls it when a caller's deadline has already passed.
-     */
+    /** Cuts the transport at once, so native calls blocked on it return with an error. */
     void abort();
 
     /**

@@ -15,10 +15,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * A {@link HostLink} made of a libvirt-java connection and the {@link LibvirtTransport} it runs
  * through; what every real dialer returns.
- *
- * <p>{@link #abort()} closes the transport only, which makes blocked native calls return; the
- * libvirt-java connection is closed by {@link #close()} once no call is inside it, and the
- * transport after that, so a healthy link says goodbye to the daemon before its socket goes.
  */
 public final class LibvirtHostLink implements HostLink {
     private final HostEndpoint host;
@@ -39,8 +35,7 @@ public final class LibvirtHostLink implements HostLink {
      * transport is closed; on success the link owns it.
      *
      * @throws ProviderException TRANSIENT when libvirt did not answer or refused for a reason a
-     *                           retry can heal; PERMANENT when authentication failed or the native
-     *                           library is missing
+     *     retry can heal.
      */
     public static LibvirtHostLink open(HostEndpoint host, LibvirtTransport transport, Call dial) {
         Objects.requireNonNull(host, "host");

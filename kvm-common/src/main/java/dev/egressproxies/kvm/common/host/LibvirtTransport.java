@@ -4,13 +4,8 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * A local unix socket that reaches one host's libvirt daemon, through which {@link
- * LibvirtHostLink} connects libvirt-java: the local end of an SSH tunnel, or a relay to a socket on
- * this machine.
- *
- * <p>libvirt-java's connection cannot be cut from outside while a thread is blocked in it, so the
- * transport is the link's kill switch: closing it ends every connection through the socket, and
- * the blocked native call returns with an error.
+ * A local unix socket that reaches one host's libvirt daemon, through which {@link LibvirtHostLink}
+ * connects libvirt-java: the local end of an SSH tunnel, or a relay to a socket on this machine.
  */
 public interface LibvirtTransport extends AutoCloseable {
 
@@ -22,8 +17,7 @@ public interface LibvirtTransport extends AutoCloseable {
 
     /**
      * Why the transport ended on its own, as a sentence naming what carries it (such as the SSH
-     * connection and its server), so a failure through it blames the right party; empty while it
-     * is open, after {@link #close()}, or when the transport cannot tell.
+     * connection and its server), so a failure through it blames the right party.
      */
     default Optional<String> lossReason() {
         return Optional.empty();

@@ -15,13 +15,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The removal of a base volume a failed fetch left, over the pooled connection, in a host call of
- * its own. It runs without the caller's cancellation (the fetch may have failed because the
- * caller's deadline passed or its thread was interrupted, and the link it ran on may have been cut
- * for that) under a fresh, short deadline of its own: the caller's deadline plus a
- * {@linkplain #GRACE grace} of one second, and never more than the per-call budget when there is
- * one, so a caller still returns within about a second of its deadline when the host hangs. The
- * interrupt flag is restored after. A removal that fails is logged and added to the failure as suppressed, never
- * thrown: the next attempt finds the base without a marker and removes it then.
+ * its own.
  */
 public final class BaseImageDiscard {
     private static final Logger LOG = LoggerFactory.getLogger(BaseImageDiscard.class);

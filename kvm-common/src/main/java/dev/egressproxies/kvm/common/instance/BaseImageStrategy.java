@@ -13,11 +13,6 @@ import java.util.Optional;
  * how an image's base volume comes to be present and complete in a host's storage pool, so that
  * overlays can be backed by it.
  *
- * <p>The engine calls, for a create whose domain does not exist yet: {@link #resolve} before any
- * I/O; {@link #cachedPath} inside its first host call; and, when that found nothing usable,
- * {@link #ensure}, outside any host call, which may take locks, make host calls of its own and
- * download. Every method may be called by several threads at once.
- *
  * @param <I> the backend's resolved image
  */
 public interface BaseImageStrategy<I extends ImageChoice> {
@@ -25,17 +20,14 @@ public interface BaseImageStrategy<I extends ImageChoice> {
     /**
      * The image {@code placement.image} names for a VM on {@code host}.
      *
-     * @param call the create, whose instance ID is still the request's name
-     * @throws dev.egressproxies.api.ProviderException PERMANENT when the image is unknown, naming the
-     *                                                 valid values and the setting to change
+     * @throws dev.egressproxies.api.ProviderException PERMANENT when the image is unknown, naming
+     *     the valid values and the setting to change
      */
     I resolve(String image, HostSettings host, Call call);
 
     /**
      * The path of the image's base volume when the pool holds it complete and usable, looked up
-     * within the create's first host call. Must change nothing but a stale fetch lease of a complete
-     * base ({@link FetchLeases#removeStale}): another create may be downloading the image right now.
-     * May refuse the create (PERMANENT, QUOTA_EXCEEDED) before anything is written.
+     * within the create's first host call.
      */
     Optional<String> cachedPath(LibvirtHost libvirt, StoragePool pool, HostSettings host, I image, Call call);
 
@@ -44,8 +36,8 @@ public interface BaseImageStrategy<I extends ImageChoice> {
      * clears what an interrupted earlier attempt left and downloads the image, unless a concurrent
      * create did so meanwhile.
      *
-     * @throws dev.egressproxies.api.ProviderException classified by the contract; TRANSIENT within a
-     *                                                 second when the call's deadline passes
+     * @throws dev.egressproxies.api.ProviderException classified by the contract; TRANSIENT within
+     *     a second when the call's deadline passes
      */
     String ensure(HostSettings host, I image, Call call);
 
@@ -54,8 +46,7 @@ public interface BaseImageStrategy<I extends ImageChoice> {
 
     /**
      * The completeness marker of {@code volume} when it is a base volume this entry may report (its
-     * own, any entry's where entries share bases, or one named by an earlier version); empty for
-     * any other volume. {@code check} reports the bases no overlay backs on, and their leases.
+     * own, any entry's where entries share bases, or one named by an earlier version).
      */
     Optional<String> markerOfBase(String volume);
 }

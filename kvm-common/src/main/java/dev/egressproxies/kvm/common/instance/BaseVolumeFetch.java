@@ -20,17 +20,6 @@ import java.util.concurrent.atomic.AtomicReference;
  * The fetch of an image into a new base volume over one libvirt connection, as both KVM backends
  * cache their base images: {@link ImageFetcher} streams the image, and once the server's answer
  * proved usable, the base volume is created and the image uploaded into it.
- *
- * <p>The base volume is a raw volume of the image's length (of one byte while the decompressed
- * length is not known; the upload then grows it to the image's end): the upload writes the image
- * file's bytes as they are, whatever its format, and the pool refresh the caller does next makes
- * libvirt read the file's real format and size. A volume created as qcow2 would start as a qcow2
- * header file whose bytes past a shorter image would stay.
- *
- * <p>The caller runs this inside a host call, turns an {@link
- * dev.egressproxies.kvm.common.image.ImageFetchException} into the contract's error there
- * ({@link ImageFailures}), and removes the base volume after any failure once it was created
- * ({@link BaseImageDiscard}); it writes its completeness marker only after this returned.
  */
 public final class BaseVolumeFetch {
     private final ImageFetcher fetcher;
@@ -43,13 +32,10 @@ public final class BaseVolumeFetch {
     /**
      * Fetches {@code source} into the new base volume {@code volume} of {@code pool}.
      *
-     * @param description what the progress report says, such as "downloading image debian-12 to host host-1"
-     * @param created     set to the base volume once it exists: from then on a failure leaves it behind
-     * @return what was fetched; the base volume holds the image, complete but not yet marked
      * @throws dev.egressproxies.kvm.common.image.ImageFetchException when the fetch fails
-     * @throws dev.egressproxies.api.ProviderException TRANSIENT when the volume exists already (another
-     *                                                 process is fetching it) or the upload's source failed
-     * @throws LibvirtException                        when libvirt refuses the volume or the upload
+     * @throws dev.egressproxies.api.ProviderException TRANSIENT when the volume exists already
+     *     (another process is fetching it) or the upload's source failed
+     * @throws LibvirtException when libvirt refuses the volume or the upload
      */
     public FetchResult fetch(LibvirtHost libvirt, StoragePool pool, HostSettings host, String volume,
                              ImageSource source, String description, Call call,

@@ -9,10 +9,6 @@ import java.util.Optional;
 /**
  * The content of a fetch lease volume: a random token, the {@link LeaseHolder} and the instant the
  * lease expires, as {@code key=value} lines of ASCII, a few hundred bytes.
- *
- * @param token   random, unique per acquisition: the holder compares it to know it still holds the lease
- * @param holder  the process that took the lease
- * @param expires when the lease counts as stale even if its holder may still run
  */
 public record FetchLease(String token, LeaseHolder holder, Instant expires) {
     /** The most read back from a lease volume. */

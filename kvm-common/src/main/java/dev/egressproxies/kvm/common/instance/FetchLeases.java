@@ -26,42 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The fetch lease of a base volume: a lock across processes and machines, held in the host's pool
  * itself, that says which process may create, fill and mark the base, and delete a base without
- * marker. The in-process lock per (host, base volume) comes first and keeps waiters of one process
- * off libvirt; this lease covers several processes (several {@code egressctl} runs, several
- * machines) creating on one host from one uncached image.
- *
- * <p>The lease is a small raw volume named {@link #volumeName BASE.lease} next to the base. libvirt
- * creates volumes atomically (a name that exists fails with {@code STORAGE_VOLUME_EXISTS}), so one
- * process wins; it then writes a {@link FetchLease}: a random token, its {@link LeaseHolder} and an
- * expiry, the holder's deadline plus {@link #MARGIN} (the transfer runs within the deadline, so a
- * live holder is done by then; the margin covers the marker, the release and clocks that differ a
- * little between machines). The rules:
- * <ul>
- *   <li>the lease is taken before the base is created, and a base without marker is deleted only
- *       by the lease's holder;
- *   <li>a lease held by a live process elsewhere makes the create fail TRANSIENT at once, naming
- *       the holder and when its lease expires;
- *   <li>a lease that expired, or whose holder on this same machine is gone ({@link
- *       LeaseHolder#knowsGone}), is stale: it is read again just before it is deleted, and then
- *       taken over; a lease volume still without content is stale when it still holds none after
- *       {@link #UNWRITTEN_GRACE} (writing a few hundred bytes takes milliseconds);
- *   <li>the holder reads its token again just before writing the marker ({@link Held#requireHeld})
- *       and, having lost the lease, fails TRANSIENT and deletes nothing;
- *   <li>the holder removes the lease after the marker was written and on every failure, best
- *       effort; a lease left behind is stale by its expiry or its dead holder, and at once to the
- *       {@code FetchLeases} that took it (the caller holds its in-process lock of the base, so the
- *       lease is no fetch under way), as when a lost link kept it from removing its lease;
- *   <li>a holder killed after its marker leaves a lease no fetch will take over: a create that
- *       finds the base complete removes it when stale ({@link #removeStale}).
- * </ul>
- *
- * <p>Callers must hold their in-process lock of (host, base volume) around {@link #acquire} and
- * the fetch. What remains racy: between reading a stale lease again and deleting it, another process may
- * have deleted and re-taken it; the delete then removes that newer lease, and two processes believe
- * they hold it. That needs two takeovers of one stale lease within one libvirt round trip; the
- * holder's token check before the marker then catches the loser unless it also falls into the
- * round trip between check and marker. A holder that outlives its expiry (a clock jump, a host
- * stalled for minutes) can likewise lose its lease unnoticed until that check.
+ * marker.
  */
 public final class FetchLeases {
     /** How long past the holder's deadline its lease lasts. */
@@ -98,8 +63,7 @@ public final class FetchLeases {
 
     /**
      * Runs {@code work} as this process's only fetch of base volume {@code base} to {@code host},
-     * waiting for another thread's first (naming it {@code what} while waiting). A lease that
-     * {@code work} puts into its argument is released at the end, however {@code work} ended.
+     * waiting for another thread's first (naming it {@code what} while waiting).
      */
     public <T> T exclusively(HostSettings host, String base, Call call, String what,
                              Function<AtomicReference<Held>, T> work) {
@@ -115,11 +79,7 @@ public final class FetchLeases {
         });
     }
 
-    /**
-     * The lease volume of base volume {@code base}: {@code BASE.lease}. Base volumes end in
-     * {@code .base.FORMAT}, so this never meets an overlay or seed ({@link VolumeNames}), nor a base
-     * or its marker, whose suffixes are {@code .complete} and {@code .sha256}.
-     */
+    /** The lease volume of base volume {@code base}: {@code BASE.lease}. */
     public static String volumeName(String base) {
         return base + ".lease";
     }
@@ -127,8 +87,8 @@ public final class FetchLeases {
     /**
      * Takes the lease of {@code base} within a host call, taking over a stale one.
      *
-     * @param what what the holder does, for messages ("fetching image debian-12 to host 'host-1'")
-     * @throws dev.egressproxies.api.ProviderException TRANSIENT when a live process elsewhere holds it
+     * @throws dev.egressproxies.api.ProviderException TRANSIENT when a live process elsewhere holds
+     *     it
      */
     public Held acquire(LibvirtHost libvirt, StoragePool pool, HostSettings host, String base, String what,
                         Call call) {
@@ -152,8 +112,7 @@ public final class FetchLeases {
     /**
      * Removes the lease of {@code base} when it is stale, within a host call of a create that found
      * the base complete: a holder killed after writing the marker and before removing its lease
-     * leaves one that no later fetch would take over, since no fetch comes. A live lease stays (its
-     * holder found the base complete too, or is about to).
+     * leaves one that no later fetch would take over, since no fetch comes.
      */
     public void removeStale(LibvirtHost libvirt, StoragePool pool, HostSettings host, String base) {
         String name = volumeName(base);
@@ -177,7 +136,7 @@ public final class FetchLeases {
 
     /**
      * Why {@code lease} is stale, seen from this process: it expired, its holder on this machine is
-     * gone, or this process took it and could not remove it; empty while it is live.
+     * gone, or this process took it and could not remove it.
      */
     Optional<String> staleness(FetchLease lease) {
         if (!clock.instant().isBefore(lease.expires())) {
@@ -312,9 +271,8 @@ public final class FetchLeases {
         /**
          * Checks, within a host call, that the pool still holds this lease, just before the marker.
          *
-         * @throws dev.egressproxies.api.ProviderException TRANSIENT when another process took it over;
-         *                                                 {@link #lost()} is true from then on, and the
-         *                                                 caller must delete nothing
+         * @throws dev.egressproxies.api.ProviderException TRANSIENT when another process took it
+         *     over; {@link #lost()} is true from then on, and the caller must delete nothing
          */
         public void requireHeld(LibvirtHost libvirt, StoragePool pool, Call call) {
             Optional<FetchLease> current = read(libvirt, pool, volumeName(base)).flatMap(Content::lease);

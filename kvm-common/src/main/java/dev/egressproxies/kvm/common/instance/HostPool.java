@@ -29,18 +29,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The connections of one provider entry to its hosts: one link per host, dialled lazily through a
- * {@link HostDialer}, cached, and redialled once it is no longer alive. Every failure is the
- * contract's {@link ProviderException} for the {@link Call} it happened in.
- *
- * <p>libvirt's native calls take no timeout, so work runs on a worker thread while the caller
- * waits up to its deadline (and, when the pool has one, the per-call budget). When that passes or
- * the caller is interrupted, the link is cut (so the blocked call returns) and dropped, and the
- * caller fails at once. A dial runs with a time of its own for every caller that needs the host;
- * each waits for it only up to its own deadline.
- *
- * <p>What the work throws is either the backend's answer (a {@link ProviderException}, or a {@link
- * LibvirtException} that the daemon sent) and leaves the link alone, or proof that the link can no
- * longer be trusted: anything else drops it. Why: docs/design.md, "The host pool".
+ * {@link HostDialer}, cached, and redialled once it is no longer alive.
  */
 public final class HostPool implements AutoCloseable {
     /** How long a dial may take when none is given: the usual SSH handshake limit. */
@@ -90,8 +79,8 @@ public final class HostPool implements AutoCloseable {
      * Runs {@code work} on the host's libvirt and returns what it returns.
      *
      * @throws ProviderException for every failure: the work's own, a libvirt error classified by
-     *                           its code, an unreachable or misconfigured host, a passed deadline,
-     *                           an interrupt (the flag is set again)
+     *     its code, an unreachable or misconfigured host, a passed deadline, an interrupt (the flag is
+     *     set again)
      * @throws IllegalStateException when the pool was closed
      */
     public <T> T call(HostSettings host, Call call, HostCall<T> work) {
@@ -204,7 +193,7 @@ public final class HostPool implements AutoCloseable {
 
     /**
      * One host's cached link and dial in progress, under a lock of its own so that hosts never wait
-     * for each other. The lock is held only to read and swap the two fields, never while dialling.
+     * for each other.
      */
     private final class Slot {
         private final HostEndpoint endpoint;

@@ -21,9 +21,8 @@ import java.util.stream.Collectors;
 
 /**
  * The checks behind {@code egressctl check} that every KVM entry shares, changing nothing: per host
- * SSH and libvirt, the pool, the bridge, the domain type, CPU mode and UEFI loader; then the machine
- * types. A failed check names the setting ({@code hosts[0].bridge}) and what to fix; the same
- * wording serves a create that libvirt refuses.
+ * SSH and libvirt, the pool, the bridge, the domain type, CPU mode and UEFI loader; then the
+ * machine types.
  */
 public final class HostPreflight {
     private static final double GIB = 1L << 30;
@@ -181,9 +180,8 @@ public final class HostPreflight {
     }
 
     /**
-     * What to fix for {@code refusal}, a PERMANENT libvirt error of defining or starting a domain on
-     * the {@code index}-th host. libvirt has no code for which setting it is about, so the setting
-     * is found by its value in libvirt's message (it quotes the bridge and paths), or by the CPU code.
+     * What to fix for {@code refusal}, a PERMANENT libvirt error of defining or starting a domain
+     * on the {@code index}-th host.
      */
     static String refusal(LibvirtException refusal, HostSettings host, int index, List<String> volumePaths) {
         String message = refusal.getMessage();

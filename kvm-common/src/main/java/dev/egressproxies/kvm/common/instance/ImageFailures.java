@@ -5,17 +5,9 @@ import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.image.ImageFetchException;
 
 /**
- * The translation of a failed image fetch or size probe into the contract's error: the kind the
- * pipeline classified (4xx, no or zero Content-Length, a digest mismatch PERMANENT; 5xx, 429, a
- * broken body, a passed deadline or budget TRANSIENT), its message, which names the image only by
- * its redacted URL and says what to do, and an interrupt as the contract's interrupt error.
- *
- * <p>The caller leads the message with what names the image in its configuration (a catalogue
- * key, a setting): the URL's host alone cannot tell which of several images published on one
- * server failed.
- *
- * <p>Translate inside the host call the fetch runs in: the connection pool would take an exception
- * it does not know for a broken link.
+ * A failed image fetch or size probe as the contract's error, of the kind the pipeline classified
+ * (4xx, digest mismatch PERMANENT; 5xx, 429, broken body, deadline TRANSIENT). Translate inside the
+ * host call the fetch runs in: the pool takes any other exception for a broken link.
  */
 public final class ImageFailures {
     private ImageFailures() {

@@ -32,8 +32,7 @@ import org.slf4j.LoggerFactory;
  * The steps of a create on the target host: refuse the name if another host of the entry holds it,
  * start an existing domain of this entry, else make the base volume present (the backend's
  * {@link BaseImageStrategy}), the overlay (reused when a crashed create left one: creation is
- * atomic), a fresh seed, the domain, and start it. A permanent refusal removes what this create made
- * and names the host setting to fix; a transient failure leaves everything for the next create.
+ * atomic), a fresh seed, the domain, and start it.
  */
 final class InstanceCreator<I extends ImageChoice> {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceCreator.class);

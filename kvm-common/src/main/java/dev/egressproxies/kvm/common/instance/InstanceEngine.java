@@ -29,9 +29,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A KVM backend's {@link Provider}: libvirt domains on the entry's hosts, reached through a
  * {@link HostPool}. A backend extends it with its {@link BaseImageStrategy} and may wrap the
- * operations (in spans, for example). Provider IDs are {@code host/name}, zones are host names, and
- * an entry acts only on the domains whose metadata names it. {@code I} is the backend's resolved
- * image. Safe for concurrent use.
+ * operations (in spans, for example).
  */
 public abstract class InstanceEngine<I extends ImageChoice> implements Provider {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceEngine.class);
@@ -98,7 +96,8 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
 
     /**
      * {@inheritDoc} Overlay and seed go by name even without a domain (a create crashed before
-     * defining it). A domain this entry did not create is PERMANENT and left alone with its volumes.
+     * defining it). A domain this entry did not create is PERMANENT and left alone with its
+     * volumes.
      */
     @Override
     public void delete(String id, Deadline deadline) {

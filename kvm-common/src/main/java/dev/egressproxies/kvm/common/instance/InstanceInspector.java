@@ -64,8 +64,7 @@ final class InstanceInspector {
 
     /**
      * Fails the call, PERMANENT and before anything changes, unless the domain was created through
-     * the call's entry. Entries share hypervisors: without this rule one would list, collect or
-     * take over another's domains.
+     * the call's entry.
      */
     static void requireThisEntry(InstanceMetadata metadata, HostSettings host, String name, Call call) {
         if (metadata.createdThrough(call.entry())) {
@@ -115,10 +114,7 @@ final class InstanceInspector {
                 placement, metadata.map(InstanceMetadata::userDataSha256).orElse(""));
     }
 
-    /**
-     * libvirt's state as the contract's. "No state" is PROVISIONING, not STOPPED: callers answer
-     * STOPPED with delete-and-recreate, too drastic for a state libvirt could not determine.
-     */
+    /** libvirt's state as the contract's. */
     static InstanceState stateOf(DomainState state, String address) {
         if (state == DomainState.NO_STATE) {
             return InstanceState.PROVISIONING;
@@ -127,10 +123,8 @@ final class InstanceInspector {
     }
 
     /**
-     * The first routable IPv4 address from the ARP table, else from the guest agent; {@code ""} when
-     * none knows one yet. Both fail routinely while a guest boots, and the ARP source reports its own
-     * netlink failures with link-failure codes, so a libvirt error here means "no address yet"; a
-     * link that really broke fails the next call.
+     * The first routable IPv4 address from the ARP table, else from the guest agent; {@code ""}
+     * when none knows one yet.
      */
     static String addressOf(LibvirtHost libvirt, Domain domain) {
         for (AddressSource source : ADDRESS_SOURCES) {

@@ -9,14 +9,14 @@ import java.util.function.Supplier;
 
 /**
  * Mutual exclusion per key within this process (a base volume on a host, an instance name), where
- * waiting ends at the caller's deadline or interrupt. A key's lock exists only while in use.
+ * waiting ends at the caller's deadline or interrupt.
  */
 final class KeyedLocks {
     private final Map<String, Entry> entries = new HashMap<>();
 
     /**
-     * Runs {@code work} holding the lock of {@code key}; TRANSIENT when the call's deadline passes or
-     * the thread is interrupted first, naming {@code what} the wait was for.
+     * Runs {@code work} holding the lock of {@code key}; TRANSIENT when the call's deadline passes
+     * or the thread is interrupted first, naming {@code what} the wait was for.
      */
     public <T> T withLock(String key, Call call, String what, Supplier<T> work) {
         call.checkDeadline();

@@ -10,14 +10,7 @@ import java.util.Optional;
 
 /**
  * Who holds a {@link FetchLease}: a process, named by its machine's host name and boot ID, its PID
- * and its start time in epoch milliseconds. A process on the same machine (same host name and boot
- * ID) can thus tell at once that a holder is gone, even when its PID was reused.
- *
- * @param machine the holder's host name
- * @param bootId  the holder's machine's boot ID ({@code /proc/sys/kernel/random/boot_id}), or
- *                {@code unknown}
- * @param pid     the holder's process ID
- * @param started the holder's start time in epoch milliseconds, or 0 when unknown
+ * and its start time in epoch milliseconds.
  */
 public record LeaseHolder(String machine, String bootId, long pid, long started) {
     private static final Path BOOT_ID = Path.of("/proc/sys/kernel/random/boot_id");
@@ -46,8 +39,7 @@ public record LeaseHolder(String machine, String bootId, long pid, long started)
     /**
      * Whether {@code other}, seen from this process, is known to be gone: on this machine, the
      * process with its PID does not exist or started at another time; on this machine name with
-     * another boot ID, the machine rebooted since. A holder elsewhere is never known gone: its lease
-     * ends by its expiry.
+     * another boot ID, the machine rebooted since.
      */
     public boolean knowsGone(LeaseHolder other) {
         if (machine.equals(other.machine) && !bootId.equals(other.bootId) && !"unknown".equals(bootId)

@@ -5,7 +5,8 @@ import java.util.function.Supplier;
 
 /**
  * libvirt calls named as steps, so a failure says what was being done ("creating overlay volume
- * proxy-1.qcow2"); it stays a {@link LibvirtException} with the same code, source and OS error number.
+ * proxy-1.qcow2"); it stays a {@link LibvirtException} with the same code, source and OS error
+ * number.
  */
 public final class LibvirtSteps {
     private LibvirtSteps() {

@@ -30,8 +30,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The managed instances of one host: two listings (active, inactive), then each domain's metadata
- * on a few threads at once. A domain that cannot be read is skipped (one missing from the list is
- * never collected); a broken link fails the host.
+ * on a few threads at once.
  */
 final class ManagedInstanceLister {
     private static final Logger LOG = LoggerFactory.getLogger(ManagedInstanceLister.class);

@@ -23,13 +23,7 @@ import org.slf4j.LoggerFactory;
  * What a backend's base images leave in a host's pool that may need an operator, found without
  * changing anything: base volumes no overlay in the pool backs on (a base stays when the source of
  * its image changes, for the VMs still backing on it, and nothing removes it once they are gone),
- * and fetch leases ({@code BASE.lease}) still present. Neither keeps the entry from working, so
- * {@code check} reports both as warnings that name the {@code virsh vol-delete} commands, and a
- * delete logs the leases left.
- *
- * <p>An overlay's base is read from its volume XML (its backing store's path), for every volume
- * of the pool that is not a base, a marker or a lease, whoever made it: a VM someone built by hand
- * on a cached base keeps that base in use too.
+ * and fetch leases ({@code BASE.lease}) still present.
  */
 final class PoolLeftovers {
     private static final Logger LOG = LoggerFactory.getLogger(PoolLeftovers.class);

@@ -10,8 +10,8 @@ import org.libvirt.jna.Libvirt;
 import org.libvirt.jna.virError;
 
 /**
- * A libvirt-java {@link Connect} that also reads domain capabilities, which libvirt-java 0.5.4
- * does not bind: the function is called through JNA on the connection's native pointer, which the
+ * A libvirt-java {@link Connect} that also reads domain capabilities, which libvirt-java 0.5.4 does
+ * not bind: the function is called through JNA on the connection's native pointer, which the
  * binding keeps for its subclasses.
  */
 final class CapableConnect extends Connect {

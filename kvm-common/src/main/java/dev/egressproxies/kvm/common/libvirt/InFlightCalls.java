@@ -4,8 +4,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Counts the calls inside a shared resource and closes it once none is inside, after a close was
- * asked for: at once when idle, otherwise at the last call out. Calls are refused from the moment
- * the close was asked for, so the count can only fall from then on and the close runs exactly once.
+ * asked for: at once when idle, otherwise at the last call out.
  */
 final class InFlightCalls {
     private final Runnable closeAction;

@@ -2,8 +2,7 @@ package dev.egressproxies.kvm.common.libvirt;
 
 /**
  * The part of libvirt that raised an error ({@code virErrorDomain}, named after {@code VIR_FROM_*})
- * for the parts the backends tell apart. A relayed error keeps the daemon's source, so {@link #RPC}
- * and {@link #REMOTE} mark errors of the client's own side of the link.
+ * for the parts the backends tell apart.
  */
 public enum LibvirtErrorSource {
     NONE(0), // a helper outside any driver, such as the network device code

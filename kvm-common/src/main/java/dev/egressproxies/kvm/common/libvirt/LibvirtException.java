@@ -79,8 +79,8 @@ public final class LibvirtException extends RuntimeException {
     }
 
     /**
-     * Whether the link itself failed (drop and redial): RPC, no connection, or an OS call or internal
-     * error of the client's side; the same codes from the daemon are answers.
+     * Whether the link itself failed (drop and redial): RPC, no connection, or an OS call or
+     * internal error of the client's side; the same codes from the daemon are answers.
      */
     public boolean isTransportFailure() {
         if (code == LibvirtErrorCode.RPC || code == LibvirtErrorCode.NO_CONNECT) {
@@ -96,9 +96,9 @@ public final class LibvirtException extends RuntimeException {
     /**
      * The contract's kind of this error, by code, source and OS error number, never by message: a
      * transport failure is TRANSIENT, a missing domain NOT_FOUND, what libvirt cannot carry out as
-     * configured (refused XML or login, missing network, interface or pool, unknown CPU model, an OS
-     * call that found nothing or no access) PERMANENT, no memory or disk QUOTA_EXCEEDED, the rest
-     * TRANSIENT.
+     * configured (refused XML or login, missing network, interface or pool, unknown CPU model, an
+     * OS call that found nothing or no access) PERMANENT, no memory or disk QUOTA_EXCEEDED, the
+     * rest TRANSIENT.
      */
     public ErrorKind kind() {
         if (isTransportFailure()) {

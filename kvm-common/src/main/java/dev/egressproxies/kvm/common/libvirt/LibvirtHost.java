@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The slice of libvirt the KVM backends use on one host's connection; {@link LibvirtJavaHost} is the
- * real one, tests use fakes. Methods may block on the daemon, so callers go through the host pool.
- * The daemon's failures are {@link LibvirtException}s; any other exception means a broken link.
+ * The slice of libvirt the KVM backends use on one host's connection; {@link LibvirtJavaHost} is
+ * the real one, tests use fakes. Methods may block on the daemon, so callers go through the host
+ * pool.
  */
 public interface LibvirtHost {
 
@@ -41,8 +41,7 @@ public interface LibvirtHost {
 
     /**
      * The active domains (with a running process: executing, paused or shutting down) or, with
-     * {@code active} false, the shut-off ones, in one listing call. Two calls are not a snapshot. The
-     * default reads each domain's state; implementations that can ask libvirt directly override it.
+     * {@code active} false, the shut-off ones, in one listing call.
      */
     default List<Domain> listAllDomains(boolean active) {
         List<Domain> chosen = new ArrayList<>();
@@ -73,8 +72,8 @@ public interface LibvirtHost {
     String volumeXml(StorageVolume volume);
 
     /**
-     * Creates a volume from its XML; {@link LibvirtErrorCode#STORAGE_VOLUME_EXISTS} when one of that
-     * name exists (creation is atomic, so that one is complete).
+     * Creates a volume from its XML; {@link LibvirtErrorCode#STORAGE_VOLUME_EXISTS} when one of
+     * that name exists (creation is atomic, so that one is complete).
      */
     StorageVolume createVolume(StoragePool pool, String xml);
 
@@ -87,9 +86,7 @@ public interface LibvirtHost {
 
     /**
      * Streams {@code data} (not closed) into the volume until it ends, for an image whose length is
-     * known only at its end. A file volume grows with the data, so create it raw with a capacity of
-     * one byte and refresh the pool after; a block volume must be created large enough. Why:
-     * docs/base-images.md.
+     * known only at its end.
      *
      * @throws UploadSourceException when {@code data} fails; the upload was aborted
      */
@@ -108,7 +105,7 @@ public interface LibvirtHost {
 
     /**
      * libvirt's domain capabilities XML for x86_64 guests of {@code domainType}, for preflight
-     * checks; CONFIG_UNSUPPORTED or INVALID_ARGUMENT when the host does not offer the type.
+     * checks.
      */
     default String domainCapabilities(String domainType) {
         throw new LibvirtException(LibvirtErrorCode.NO_SUPPORT, getClass().getSimpleName()

@@ -26,10 +26,6 @@ import org.libvirt.StorageVol;
 /**
  * {@link LibvirtHost} on one libvirt-java connection: the real adapter, talking to a libvirt daemon
  * through the native client library.
- *
- * <p>Safe for concurrent use; every call counts itself in and out of the connection, and {@link
- * #closeWhenIdle()} closes it only once no call is inside (see {@link SharedConnection}). Handles
- * it returns belong to it: passing them to another host's adapter is a programming error.
  */
 public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
     /**
@@ -54,11 +50,11 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
     }
 
     /**
-     * Opens a read-write connection to the libvirt daemon at {@code uri}, such as {@code
-     * qemu:///system} or {@code qemu+unix:///system?socket=/path/to/libvirt.sock}. Blocks until the
-     * daemon answers; bound the wait by closing the transport under it.
+     * Opens a read-write connection to the libvirt daemon at {@code uri}, such as
+     * {@code qemu:///system} or {@code qemu+unix:///system?socket=/path/to/libvirt.sock}. Blocks
+     * until the daemon answers.
      *
-     * @throws LibvirtException      what libvirt reported (no daemon, access denied)
+     * @throws LibvirtException what libvirt reported (no daemon, access denied)
      * @throws IllegalStateException when the native libvirt library is not installed
      */
     public static LibvirtJavaHost connect(String uri) {

@@ -4,12 +4,8 @@ import org.libvirt.Connect;
 import org.libvirt.ErrorCallback;
 
 /**
- * The native libvirt client library ({@code libvirt.so.0}), loaded once per JVM with libvirt's
- * own error printing silenced.
- *
- * <p>Without an error callback libvirt prints every error to stderr, including the expected ones
- * the backends act on (no such domain, volume exists), so it is replaced by one that does nothing:
- * the errors still reach the caller as exceptions.
+ * The native libvirt client library ({@code libvirt.so.0}), loaded once per JVM with libvirt's own
+ * error printing silenced.
  */
 final class NativeLibvirt {
     private NativeLibvirt() {
@@ -34,7 +30,8 @@ final class NativeLibvirt {
     private static final class Loaded {
         /**
          * Reachable for the life of the JVM on purpose: libvirt keeps only a native pointer to the
-         * callback, and one the garbage collector reclaimed would crash the process on the next error.
+         * callback, and one the garbage collector reclaimed would crash the process on the next
+         * error.
          */
         private static final ErrorCallback SILENT = new ErrorCallback();
 

@@ -6,12 +6,6 @@ import org.libvirt.Connect;
 /**
  * One libvirt-java {@link Connect}, shared by every thread that calls a host, and closed only once
  * no thread is inside it.
- *
- * <p>{@code Connect.close()} frees the native connection and forgets its pointer without any
- * locking, so closing it while another thread is inside a call would have that thread use freed
- * memory. Every call is therefore counted in and out ({@link InFlightCalls}), and the close is left
- * to the last call out. Calls that arrive after the close was asked for fail as a transport
- * failure, so the pool redials.
  */
 final class SharedConnection {
     private final Connect connect;
@@ -26,7 +20,7 @@ final class SharedConnection {
      * Runs {@code action} on the connection, translating libvirt-java's exceptions.
      *
      * @throws LibvirtException what libvirt reported, or {@link LibvirtErrorCode#NO_CONNECT} when
-     *                          the connection was closed
+     *     the connection was closed
      */
     <T> T call(ConnectAction<T> action) {
         if (!calls.tryEnter()) {

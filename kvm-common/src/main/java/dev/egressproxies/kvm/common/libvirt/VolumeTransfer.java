@@ -12,11 +12,6 @@ import org.libvirt.Stream;
 /**
  * Moves bytes into and out of a storage volume through a libvirt stream, finishing the stream on
  * success and aborting it on any failure, so the daemon never waits for data that will not come.
- *
- * <p>Bytes go through {@link Stream}'s channel interface from a direct buffer, which JNA hands to
- * libvirt as it is (a heap array would be copied into native memory and back on every call);
- * libvirt-java's {@code sendAll} is avoided because its callback is handed the native buffer as a
- * Java {@code String}, which cannot carry binary data.
  */
 final class VolumeTransfer {
     /**
@@ -60,11 +55,7 @@ final class VolumeTransfer {
         }
     }
 
-    /**
-     * Streams {@code data} into the volume from its start until {@code data} ends. A length of zero
-     * tells libvirt "up to the end of the volume", which in a directory pool grows the file as far as
-     * the stream goes; the stream's end is the client's {@code finish}.
-     */
+    /** Streams {@code data} into the volume from its start until {@code data} ends. */
     static void uploadUntilEnd(Connect connect, StorageVol volume, InputStream data) throws org.libvirt.LibvirtException {
         Stream stream = connect.streamNew(0);
         boolean finished = false;

@@ -14,9 +14,7 @@ import java.nio.file.Path;
 /**
  * A {@link HostDialer} for a hypervisor that is this machine: connects to the libvirt socket at
  * {@link HostEndpoint#socket()} through an in-process {@link UnixSocketRelay}, so a link to a local
- * daemon can be cut like one through SSH. The endpoint's address, port and user are not used.
- *
- * <p>For running the platform on the hypervisor itself, and for tests against a local libvirtd.
+ * daemon can be cut like one through SSH.
  */
 public final class LocalSocketDialer implements HostDialer {
 

@@ -26,19 +26,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A private local unix socket whose every connection is piped to a far end that an {@link
- * Upstream} opens: a channel through an SSH session, or another unix socket on this machine.
- *
- * <p>libvirt connects to the socket, and its connection cannot be cut from outside while a call is
- * blocked in it. Through the relay it can: {@link #close()} closes the listening socket and both
- * ends of every connection from any thread, and the blocked call fails at once. An end of stream
- * travels on as a half-close, so either side sees the other hang up.
- *
- * <p>Whoever can connect to the socket controls the hypervisor, and a socket file's own mode is not
- * honoured everywhere, so it lives in a fresh folder created with mode 0700. No folder outlives its
- * process: {@link #close()} deletes it, a shutdown hook deletes those still open at exit, and the
- * name {@code PREFIX + PID + "-" + random} lets the first relay a process starts with a prefix
- * remove that prefix's folders whose process is gone (killed, crashed).
+ * A private local unix socket whose every connection is piped to a far end that an {@link Upstream}
+ * opens: a channel through an SSH session, or another unix socket on this machine.
  */
 public final class UnixSocketRelay implements LibvirtTransport {
     /** Every relay thread's name starts with this. */
@@ -125,8 +114,9 @@ public final class UnixSocketRelay implements LibvirtTransport {
     }
 
     /**
-     * Starts a relay to {@code upstream}, listening in a new private folder of the system's temporary
-     * folder named {@code folderPrefix + PID + "-" + random}. On failure {@code upstream} is closed.
+     * Starts a relay to {@code upstream}, listening in a new private folder of the system's
+     * temporary folder named {@code folderPrefix + PID + "-" + random}. On failure {@code upstream}
+     * is closed.
      */
     public static UnixSocketRelay start(String folderPrefix, Upstream upstream) throws IOException {
         Path folder = null;
@@ -344,9 +334,9 @@ public final class UnixSocketRelay implements LibvirtTransport {
     }
 
     /**
-     * Removes the folders in {@code temporary} named {@code prefix + PID + "-" + random} whose process
-     * is gone: no process has that PID, or the one that has it started after the folder was last
-     * changed (the PID was reused). A folder that cannot be removed (another user's) is left.
+     * Removes the folders in {@code temporary} named {@code prefix + PID + "-" + random} whose
+     * process is gone: no process has that PID, or the one that has it started after the folder was
+     * last changed (the PID was reused).
      */
     static void removeFoldersOfDeadProcesses(Path temporary, String prefix) {
         try (DirectoryStream<Path> candidates = Files.newDirectoryStream(temporary, prefix + "*")) {
