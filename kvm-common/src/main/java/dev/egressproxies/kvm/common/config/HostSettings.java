@@ -9,10 +9,7 @@ import dev.egressproxies.kvm.common.xml.UefiFirmware;
 /**
  * One hypervisor of a KVM provider entry, bound from configuration; only {@code name} (the zone),
  * {@code address} and {@code bridge} are required. The SSH login ({@code user}, {@code port}) must
- * be allowed to use libvirt's {@code socket}; {@code pool} is a running storage pool; VMs are
- * defined with {@code domainType} ({@code kvm} or {@code qemu}), {@code cpuMode} ({@code host-model},
- * {@code host-passthrough}, {@code default}, a QEMU model, or {@code null} for
- * {@link CpuMode#defaultFor}) and, for UEFI guests, {@code uefiLoader} and {@code uefiVarsTemplate}.
+ * be allowed to use libvirt's {@code socket}.
  */
 public record HostSettings(String name, String address, Integer port, String user, String socket, String pool,
                            String bridge, String domainType, String cpuMode, String uefiLoader,

@@ -16,14 +16,6 @@ import java.util.stream.Collectors;
  * {@code sshKeyFile}, {@code knownHostsFile}, {@code insecureIgnoreHostKey},
  * {@code handshakeTimeout} and {@code keepaliveInterval} settings, and the production dialer built
  * from them.
- *
- * @param sshKeyFile            the private key that logs in to every host; read at each connection,
- *                              so a key mounted later heals the next attempt
- * @param knownHostsFile        the OpenSSH known_hosts file the hosts' keys are checked against;
- *                              {@code null} exactly when {@code insecureIgnoreHostKey}
- * @param insecureIgnoreHostKey whether to accept any host key (test machines only)
- * @param handshakeTimeout      the limit for connecting and logging in to a host
- * @param keepaliveInterval     how often an idle connection is probed, so a dead link is noticed
  */
 public record SshAccess(Path sshKeyFile, Path knownHostsFile, Boolean insecureIgnoreHostKey,
                         Duration handshakeTimeout, Duration keepaliveInterval) {

@@ -9,8 +9,8 @@ import org.apache.commons.compress.compressors.xz.XZCompressorInputStream;
 import org.apache.commons.compress.compressors.zstandard.ZstdCompressorInputStream;
 
 /**
- * How a published image file is compressed; the pipeline decompresses it on the fly, so the
- * volume receives the disk image itself.
+ * How a published image file is compressed; the pipeline decompresses it on the fly, so the volume
+ * receives the disk image itself.
  */
 public enum Compression {
     /** The file is the image (or the tar archive) as it is. */
@@ -27,7 +27,7 @@ public enum Compression {
     /**
      * The memory an xz decoder may take: xz -9 and -9e need 65 MiB, so every preset fits, and a
      * file that asks for more (a custom dictionary of up to 1.5 GiB) is refused instead of taking
-     * the process down. The other decoders work in fixed memory of their own.
+     * the process down.
      */
     static final int XZ_MEMORY_LIMIT_KIB = 128 * 1024;
 
@@ -64,11 +64,7 @@ public enum Compression {
         throw new IllegalArgumentException("compression '" + text + "' is not one of none, xz, gzip, bzip2 or zstd");
     }
 
-    /**
-     * {@code published} decoded with Commons Compress; {@code published} itself for none.
-     * Concatenated streams (pigz, pbzip2, several xz streams or zstd frames) are read as one, as the
-     * command-line tools do. Opening a decoder reads the stream's header.
-     */
+    /** {@code published} decoded with Commons Compress; {@code published} itself for none. */
     InputStream decoder(InputStream published) throws IOException {
         return switch (this) {
             case NONE -> published;

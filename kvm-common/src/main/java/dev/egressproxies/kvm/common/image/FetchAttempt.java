@@ -21,22 +21,6 @@ import java.util.concurrent.atomic.AtomicReference;
  * One fetch or size probe of an image: its time limits, its requests and how their answers are
  * classified, and its failures, of which the first one recorded is the one reported whatever later
  * failures it causes on its way out (a closed body, an aborted decoder, a consumer that gives up).
- *
- * <p>Time: the caller's deadline and, for a fetch, the end of the body's share of the
- * {@link TransferBudget}; running out of time is reported as the one that came first. The idle
- * limit is how long the server may stay silent, for the response headers and between the body's
- * bytes, never longer than the time left.
- *
- * <p>Requests ask for {@code Accept-Encoding: identity}: a transparently compressed answer has no
- * usable Content-Length and its bytes are not the file the digest pins. User information is
- * stripped from the request: the JDK's client does not send it as credentials anyway, and an
- * Authorization header set by hand is unsafe, because the Java 17 client repeats it to whatever
- * host a redirect names.
- *
- * <p>Answers: 4xx PERMANENT (the URL is wrong), 5xx and 429 TRANSIENT, an unfollowed redirect
- * PERMANENT, no or zero Content-Length PERMANENT (the download is checked against it), a
- * Content-Encoding other than identity PERMANENT. Messages name the image by its
- * {@link RedactedUrl} only, and causes are redacted copies.
  */
 final class FetchAttempt {
     /** {@link HttpRequest#timeout} must be positive; this stands in for "no time left". */
@@ -84,10 +68,7 @@ final class FetchAttempt {
         return callerLeft.compareTo(bodyLeft) <= 0 ? callerLeft : bodyLeft;
     }
 
-    /**
-     * Sends a {@code method} request and returns once the response headers are in; the body, not
-     * yet read, is the caller's to read and close (closing it stops the download).
-     */
+    /** Sends a {@code method} request and returns once the response headers are in. */
     HttpResponse<SourceStream> send(HttpClient client, String method) {
         if (Thread.currentThread().isInterrupted()) {
             throw interrupted("interrupted before the image was requested from " + url, null);
@@ -142,7 +123,8 @@ final class FetchAttempt {
     /**
      * The length of the published file, from a usable response.
      *
-     * @throws ImageFetchException {@link Reason#UNUSABLE_RESPONSE}, classified as the class comment says
+     * @throws ImageFetchException {@link Reason#UNUSABLE_RESPONSE}, classified as the class comment
+     *     says
      */
     long publishedLength(HttpResponse<?> response) {
         int status = response.statusCode();
@@ -227,7 +209,7 @@ final class FetchAttempt {
 
     /**
      * The failure for running out of time, as the caller's deadline or the transfer budget,
-     * whichever came first; {@code when} says how far the fetch got ("after 10 of 20 bytes arrived").
+     * whichever came first.
      */
     ImageFetchException timeUp(String when, Throwable cause) {
         if (callerFirst) {
@@ -287,8 +269,8 @@ final class FetchAttempt {
     }
 
     /**
-     * The {@link IOException} that carries a recorded failure up through stream layers the
-     * pipeline did not write (decoders, the consumer's reads), which only pass IOExceptions on.
+     * The {@link IOException} that carries a recorded failure up through stream layers the pipeline
+     * did not write (decoders, the consumer's reads), which only pass IOExceptions on.
      */
     static final class Failed extends IOException {
         private static final long serialVersionUID = 1L;

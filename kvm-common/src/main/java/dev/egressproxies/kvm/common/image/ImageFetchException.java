@@ -4,13 +4,8 @@ import dev.egressproxies.api.ErrorKind;
 import java.util.Objects;
 
 /**
- * A failed image fetch or size probe, with the {@link ErrorKind kind} that says whether a retry
- * can help and the {@link Reason reason} behind it; the backend wraps it into its
- * {@link dev.egressproxies.api.ProviderException} with the operation, entry and instance.
- *
- * <p>The message names the image by its {@link RedactedUrl} only and says what to do. Causes are
- * redacted copies, so no part of the exception chain shows the URL's
- * user information, path or query.
+ * A failed image fetch or size probe, with the {@link ErrorKind kind} that says whether a retry can
+ * help and the {@link Reason reason} behind it.
  */
 public final class ImageFetchException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -40,14 +35,7 @@ public final class ImageFetchException extends RuntimeException {
     private final ErrorKind kind;
     private final Reason reason;
 
-    /**
-     * Creates an exception.
-     *
-     * @param kind    whether and when a retry can help
-     * @param reason  why the fetch failed
-     * @param message what went wrong and what to do, naming the image only by its redacted URL
-     * @param cause   the underlying failure, already redacted, or {@code null}
-     */
+    /** Creates an exception. */
     ImageFetchException(ErrorKind kind, Reason reason, String message, Throwable cause) {
         super(message, cause);
         this.kind = Objects.requireNonNull(kind, "kind");

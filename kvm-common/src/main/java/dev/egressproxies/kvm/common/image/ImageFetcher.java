@@ -15,32 +15,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fetches a published image over HTTP and streams it, decompressed and unpacked, into a consumer
- * (a volume upload), checking the published bytes' length and sha256 on the way: no temporary
- * files, and memory that does not grow with the image. Also tells an image's published size
- * without downloading it, for a quota precheck.
- *
- * <p>The pipeline: GET (redirects followed by the {@link HttpClient} given) → {@link SourceStream}
- * (counted, watched) → {@link VerifyingStream} (hashed, bounded) → {@link UnpackedStream} (decoder,
- * tar member) → the consumer. The published bytes are checked when they end, before the consumer
- * receives the last image byte (or the image's end): a consumer that writes exactly what it reads
- * never completes a write of bytes that fail the checks, because its read fails first.
- *
- * <p>Time: the body must end within the {@link TransferBudget}'s body limit and before the
- * caller's {@link Deadline}; a watchdog closes it when either passes. A server that stays silent
- * for the idle limit (no response headers, or no next byte of the body) fails the fetch TRANSIENT
- * at once, naming the limit and the bytes that arrived; the limit never outlasts the deadline. A
- * read on an interrupted thread fails at once, and so does one blocked on the body when its thread
- * is interrupted.
- *
- * <p>Failure semantics: every failure is an {@link ImageFetchException} (classified as
- * {@link FetchAttempt} says, with a message that names the image by its {@link RedactedUrl} and
- * says what to do), except a failure of the consumer's own, which is rethrown as it is. When the
- * fetch fails after the consumer began, the consumer may have written part of the image, or, if it
- * stopped reading early and returned, all of it unchecked: the caller must delete what the
- * consumer wrote, and write its completeness marker only after {@code fetch} returned.
- *
- * <p>Thread-safe; one instance serves any number of concurrent fetches.
+ * Fetches a published image over HTTP and streams it, decompressed and unpacked, into a consumer (a
+ * volume upload), checking the published bytes' length and sha256 on the way: no temporary files,
+ * and memory that does not grow with the image.
  */
 public final class ImageFetcher {
     /**
@@ -60,16 +37,7 @@ public final class ImageFetcher {
         this(client, progress, budget, DEFAULT_IDLE_LIMIT);
     }
 
-    /**
-     * Creates a fetcher.
-     *
-     * @param client    the HTTP client, asked for on the first request (a provider that downloads
-     *                  nothing never builds one); its redirect policy decides which redirects are followed
-     * @param progress  where the download's progress is reported, in published bytes
-     * @param budget    the time limit of one transfer
-     * @param idleLimit how long the server may stay silent: for the response headers, and between
-     *                  bytes of the body; positive
-     */
+    /** Creates a fetcher. */
     public ImageFetcher(Supplier<HttpClient> client, ProgressReporter progress, TransferBudget budget, Duration idleLimit) {
         this.client = Objects.requireNonNull(client, "client");
         this.progress = Objects.requireNonNull(progress, "progress");
@@ -84,13 +52,8 @@ public final class ImageFetcher {
     /**
      * Fetches the image and hands it to {@code consumer}, on the calling thread.
      *
-     * @param source      what to fetch
-     * @param description what the progress report says, such as "downloading debian-12 to host-1"
-     * @param deadline    when the caller gives up; the fetch then fails within about a second
-     * @param consumer    where the image goes; must read it to its end
-     * @return what was delivered, once the published bytes passed every check
-     * @throws ImageFetchException   when the fetch fails; see the class comment for what the caller
-     *                               must clean up
+     * @throws ImageFetchException when the fetch fails; see the class comment for what the caller
+     *     must clean up
      * @throws IllegalStateException when the consumer returned without reading the image to its end
      */
     public FetchResult fetch(ImageSource source, String description, Deadline deadline, ImageConsumer consumer) {
@@ -118,12 +81,9 @@ public final class ImageFetcher {
 
     /**
      * The published file's length in bytes, without downloading it: a HEAD request, and a GET whose
-     * body is closed at once when the HEAD answer cannot tell, because it was refused (405 or 501;
-     * 403 from a URL signed for GET only) or came without a Content-Length. The answer used is
-     * classified as for a fetch. A compressed image becomes larger once decompressed.
+     * body is closed at once when the HEAD answer cannot tell (refused with 405, 501 or 403, or
+     * without a Content-Length). A compressed image becomes larger once decompressed.
      *
-     * @param deadline when the caller gives up; include the per-call budget in it; each answer's
-     *                 headers are waited for up to the idle limit
      * @throws ImageFetchException classified as for a fetch
      */
     public long publishedBytes(ImageSource source, Deadline deadline) {
@@ -176,8 +136,7 @@ public final class ImageFetcher {
 
     /**
      * Runs the consumer. When it fails and the attempt recorded a failure, that is the cause (the
-     * consumer failed because its reads did) and is thrown; otherwise the consumer's own failure is
-     * rethrown unchanged, for the caller to classify.
+     * consumer failed because its reads did) and is thrown.
      */
     private static void deliver(ImageConsumer consumer, UnpackedStream content, FetchAttempt attempt) {
         try {
@@ -209,7 +168,6 @@ public final class ImageFetcher {
         /**
          * Writes the image somewhere.
          *
-         * @param content the image's bytes; reads fail with an {@link IOException} when the fetch fails
          * @throws IOException when the content or the consumer's own writing fails
          */
         void accept(ImageContent content) throws IOException;
@@ -219,12 +177,7 @@ public final class ImageFetcher {
      * The disk image a fetch hands its consumer: the bytes to write into the volume (decompressed
      * and unpacked), and their number when it is known before they arrive: for an image published
      * as it is (the Content-Length) and for a tar member (its header says), not for a compressed
-     * image. The stream delivers its last byte, or its end, only after every published byte passed
-     * the length and digest checks; until then a failure shows as an {@link IOException} from a
-     * read, so an upload fed from it aborts instead of finishing. The stream belongs to the fetch.
-     *
-     * @param stream the image's bytes
-     * @param length their number, when known in advance
+     * image.
      */
     public record ImageContent(InputStream stream, OptionalLong length) {
         /** Checks the parts. */
@@ -236,11 +189,6 @@ public final class ImageFetcher {
 
     /**
      * What a successful fetch delivered: the published file, checked, and the image made from it.
-     *
-     * @param publishedBytes    the published file's length, equal to the Content-Length
-     * @param sha256            the lowercase hex sha256 of the published file (before decompression);
-     *                          the pinned one when the source pins one
-     * @param decompressedBytes the number of image bytes the consumer received
      */
     public record FetchResult(long publishedBytes, String sha256, long decompressedBytes) {
     }
@@ -250,9 +198,6 @@ public final class ImageFetcher {
      * to finish or abort after the HTTP body ends: a mirror that stalls mid-image then ends the
      * upload through its reader (a clean, reported failure), rather than through whatever the
      * budget's end does to the connection the upload runs on.
-     *
-     * @param transfer    the whole transfer's time limit
-     * @param uploadGrace the part of it reserved after the body's end; shorter than {@code transfer}
      */
     public record TransferBudget(Duration transfer, Duration uploadGrace) {
         /** The most {@link #of} reserves for the upload's end: libvirt finishes a stream in well under that. */

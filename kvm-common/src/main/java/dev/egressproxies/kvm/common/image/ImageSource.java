@@ -15,24 +15,8 @@ import java.util.regex.Pattern;
 
 /**
  * Where an image is published and how to turn the published file into a disk image: its http or
- * https URL, the disk format of the image, the file's compression, whether it is a tar archive
- * (and which member is the disk), and the sha256 the published file must have.
- *
- * <p>Build one with {@link #builder(String)}, which fills in what the URL's suffix implies
- * ({@code .qcow2.xz}, {@code .img.gz}, {@code .raw.bz2}, {@code .zst}, {@code .tar.xz},
- * {@code .tgz}, ...) for whatever is not declared; a declaration always wins over the suffix.
- *
- * <p>{@link #toString()} shows the URL {@linkplain RedactedUrl redacted}, so a source may be
- * logged; {@link #url()} is the full URL and must never be.
- *
- * @param url           the http or https URL the file is fetched from; may carry user information
- * @param format        the disk format of the image (after decompression and unpacking)
- * @param compression   how the published file is compressed
- * @param archive       whether the (decompressed) file is a tar archive holding the image
- * @param archiveMember the name of the tar member that is the image; empty to take the archive's
- *                      only regular file
- * @param sha256        the lowercase hex sha256 of the file as published (before decompression);
- *                      empty when none is pinned
+ * https URL, the disk format of the image, the file's compression, whether it is a tar archive (and
+ * which member is the disk), and the sha256 the published file must have.
  */
 public record ImageSource(URI url, DiskFormat format, Compression compression, Archive archive,
                           Optional<String> archiveMember, Optional<String> sha256) {
@@ -57,10 +41,8 @@ public record ImageSource(URI url, DiskFormat format, Compression compression, A
     /**
      * Checks the source.
      *
-     * @throws IllegalArgumentException when the URL is not http or https with a host, the sha256
-     *                                  is not 64 lowercase hex digits, or a member is named for an
-     *                                  image that is no archive; the message never shows the URL's
-     *                                  user information, path or query
+     * @throws IllegalArgumentException when the URL is not http or https with a host, the sha256 is
+     *     not 64 lowercase hex digits, or a member is named for an image that is no archive.
      */
     public ImageSource {
         Objects.requireNonNull(url, "url");
@@ -81,9 +63,8 @@ public record ImageSource(URI url, DiskFormat format, Compression compression, A
 
     /**
      * The lowercase hex sha256 of what makes this source one sequence of bytes: the whole URL (user
-     * information and query included), the disk format, the compression, the archive and its member.
-     * The pinned sha256 is left out: it checks the bytes, it does not choose them. Cached base images
-     * are named after it, so two sources never share a base; it reveals nothing of the URL.
+     * information and query included), the disk format, the compression, the archive and its
+     * member.
      */
     public String identitySha256() {
         String identity = "url=" + url + "\nformat=" + format.xmlName() + "\ncompression=" + compression.configName()

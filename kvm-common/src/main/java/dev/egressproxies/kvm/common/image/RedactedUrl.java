@@ -12,11 +12,6 @@ import java.util.Objects;
  * An image URL as it may be shown in messages, logs and span attributes: scheme, host and port.
  * User information, path, query and fragment are left out, because they carry credentials, signed
  * tokens or names that are nobody's business.
- *
- * <p>It also blanks those parts out of text the pipeline did not write itself (the message of an
- * exception from the HTTP client or a decoder), and copies such exceptions with scrubbed messages,
- * so a logged stack trace cannot show what a message hides. Parts shorter than three characters
- * are left alone: blanking them everywhere would mangle every message and reveal nothing.
  */
 public final class RedactedUrl {
     private static final String MASK = "[redacted]";

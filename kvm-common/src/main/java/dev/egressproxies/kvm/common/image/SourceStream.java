@@ -24,14 +24,7 @@ import java.util.concurrent.TimeoutException;
 /**
  * An image's HTTP response body as an {@link InputStream}: counts the bytes and reports progress,
  * fails a read when the server stays silent for the idle limit, and, once {@link #watch watched},
- * closes itself when the fetch's time is up. An interrupt of the reading thread ends a blocked read
- * at once (with the interrupt flag kept), and so does {@link #close()} from another thread.
- *
- * <p>It replaces the JDK's {@code BodyHandlers.ofInputStream()}, whose read on Java 17 swallows
- * interrupts, so a fetch stuck on a silent server could not be interrupted; and a response body
- * takes no read timeout of its own. Demand is {@value #LISTS_AHEAD} lists of buffers ahead of the
- * reader, so memory stays at about a MiB of the client's buffers whatever the body's size. Read
- * failures become the fetch's: stalled, broken or interrupted, TRANSIENT.
+ * closes itself when the fetch's time is up.
  */
 final class SourceStream extends InputStream implements HttpResponse.BodySubscriber<SourceStream> {
     /** The end of the body (or of waiting for it); compared by identity. */
@@ -73,10 +66,9 @@ final class SourceStream extends InputStream implements HttpResponse.BodySubscri
     }
 
     /**
-     * Starts the transfer of the {@code announced} bytes, before the first read: reads report to {@code progress}
-     * and fail as {@code attempt}'s failures, and when the attempt's time is up, that is recorded
-     * and the body closed, which ends a read blocked on it. Uses the JDK's shared delay scheduler,
-     * whose timer {@link #close()} cancels.
+     * Starts the transfer of the {@code announced} bytes, before the first read: reads report to
+     * {@code progress} and fail as {@code attempt}'s failures, and when the attempt's time is up,
+     * that is recorded and the body closed, which ends a read blocked on it.
      */
     void watch(FetchAttempt fetch, long announced, ProgressReporter.Progress shown) {
         this.attempt = fetch;

@@ -12,15 +12,7 @@ import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 
 /**
  * The disk image as the consumer reads it, unpacked from the published bytes as the source
- * declares: the decoder for its compression, then the tar member when it is an archive. Counts the
- * image bytes, and holds back the last one (or the end) until everything after them was read and
- * checked: the rest of the archive, the decoder's trailer (xz's and gzip's checksums), and the
- * published bytes to their end, whose length and sha256 {@link VerifyingStream} checks.
- *
- * <p>The member is the one of the configured name, or the archive's only regular file; names
- * compare without a leading {@code ./} or {@code /}, and sparse members (a raw disk archived with
- * {@code tar -S}) are expanded, holes as zeros. A decoder's own exception means the published file
- * is not what the source declares, PERMANENT, unless the attempt recorded an earlier failure.
+ * declares: the decoder for its compression, then the tar member when it is an archive.
  */
 final class UnpackedStream extends InputStream {
     private static final int DRAIN_BUFFER_BYTES = 64 * 1024;
@@ -60,7 +52,7 @@ final class UnpackedStream extends InputStream {
      * archive, the member's header.
      *
      * @throws FetchAttempt.Failed why the image cannot be opened: the published bytes failed, or
-     *                             they are not what the source declares
+     *     they are not what the source declares
      */
     static UnpackedStream open(ImageSource source, VerifyingStream published, FetchAttempt attempt) throws IOException {
         String packaging = source.packaging();

@@ -13,11 +13,6 @@ import org.apache.commons.io.input.BoundedInputStream;
 /**
  * The published bytes of an image, checked: hashed (sha256) and bounded to one byte past the
  * Content-Length, their count checked against it and their hash against the pinned sha256.
- *
- * <p>The checks run in the read that reaches the announced length, before that read returns: the
- * layers above (decoder, consumer) never see the last published bytes unless they are complete
- * and, when a digest is pinned, the right ones. A body that ends early is TRANSIENT ("the server
- * sent N of M bytes"); one that goes on past its length, or whose digest differs, is PERMANENT.
  */
 final class VerifyingStream extends InputStream {
     private final BoundedInputStream bounded;

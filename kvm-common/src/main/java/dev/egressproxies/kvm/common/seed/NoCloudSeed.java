@@ -24,8 +24,7 @@ public final class NoCloudSeed {
 
     /**
      * The vendor-data used unless overridden: installs the QEMU guest agent, through which the
-     * platform learns an address the host's ARP table lacks, and starts it. {@code enable --now}
-     * because the udev rule that would start it fired at boot, before the package was installed.
+     * platform learns an address the host's ARP table lacks, and starts it.
      */
     public static final String DEFAULT_VENDOR_DATA = """
             #cloud-config
@@ -60,7 +59,7 @@ public final class NoCloudSeed {
 
     /**
      * The meta-data document. Quoted because YAML 1.1 reads labels such as {@code no}, {@code 123}
-     * or {@code 2024-01-02} as other types; a DNS label needs no escaping inside the quotes.
+     * or {@code 2024-01-02} as other types.
      */
     String metaData() {
         return "instance-id: \"" + instanceName + "\"\nlocal-hostname: \"" + instanceName + "\"\n";
@@ -79,8 +78,9 @@ public final class NoCloudSeed {
     }
 
     /**
-     * Returns the seed's ISO image, recorded at {@code recordedAt}; the same time gives the same bytes.
-     * IllegalArgumentException when the files hold over 32 MiB or the UTC year is outside 1900 to 2155.
+     * Returns the seed's ISO image, recorded at {@code recordedAt}; the same time gives the same
+     * bytes. IllegalArgumentException when the files hold over 32 MiB or the UTC year is outside
+     * 1900 to 2155.
      */
     public byte[] toIsoImage(Instant recordedAt) {
         return SeedIso.write(recordedAt, files);

@@ -13,8 +13,7 @@ import java.util.SortedMap;
 
 /**
  * The ISO 9660 image of a NoCloud seed: ECMA-119 with a Joliet tree over the same data, a handful
- * of files in the root directory and nothing else. Offsets below are ECMA-119 byte positions
- * minus one. The same time and files always give the same bytes; docs/design.md shows the layout.
+ * of files in the root directory and nothing else.
  */
 final class SeedIso {
     static final int SECTOR = 2048;
@@ -54,10 +53,7 @@ final class SeedIso {
         this.image = ByteBuffer.allocate(nextSector * SECTOR);
     }
 
-    /**
-     * The image of {@code files} (NoCloud names: lowercase letters and dashes); IllegalArgumentException
-     * when they hold over {@value #MAXIMUM_CONTENT_BYTES} bytes or the UTC year is outside 1900 to 2155.
-     */
+    /** The image of {@code files} (NoCloud names: lowercase letters and dashes). */
     static byte[] write(Instant recordedAt, SortedMap<String, byte[]> files) {
         long contentBytes = files.values().stream().mapToLong(content -> content.length).sum();
         if (contentBytes > MAXIMUM_CONTENT_BYTES) {
@@ -136,10 +132,7 @@ final class SeedIso {
         return base;
     }
 
-    /**
-     * Joliet keeps the name as given, without the {@code ;1} version its readers strip anyway; the
-     * primary tree gets an interchange level 1 name: {@code user-data} becomes {@code USER_DAT.;1}.
-     */
+    /** Joliet keeps the name as given, without the {@code ;1} version its readers strip anyway. */
     private static byte[] identifier(String name, boolean joliet) {
         if (joliet) {
             return name.getBytes(StandardCharsets.UTF_16BE);

@@ -14,9 +14,8 @@ import org.apache.sshd.common.channel.LocalWindow;
 import org.apache.sshd.common.util.buffer.Buffer;
 
 /**
- * An SSH client channel to a unix socket on the server: OpenSSH's {@code
- * direct-streamlocal@openssh.com}, which MINA SSHD does not provide; once open, the far end of
- * one relayed connection.
+ * An SSH client channel to a unix socket on the server: OpenSSH's
+ * {@code direct-streamlocal@openssh.com}, which MINA SSHD does not provide.
  */
 final class ChannelDirectStreamLocal extends AsyncCapableClientChannel implements UnixSocketRelay.FarEnd {
     static final String TYPE = "direct-streamlocal@openssh.com";
@@ -67,8 +66,8 @@ final class ChannelDirectStreamLocal extends AsyncCapableClientChannel implement
 
     /**
      * Reads what the socket sent; end of stream is an EOF from the host, while a channel that
-     * closed (the host hung up, the SSH connection died) is an error, so the relay closes the
-     * local connection entirely instead of waiting for its client.
+     * closed (the host hung up, the SSH connection died) is an error, so the relay closes the local
+     * connection entirely instead of waiting for its client.
      */
     @Override
     public int read(ByteBuffer buffer) throws IOException {

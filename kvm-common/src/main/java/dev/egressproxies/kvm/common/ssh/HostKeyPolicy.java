@@ -3,15 +3,7 @@ package dev.egressproxies.kvm.common.ssh;
 import java.nio.file.Path;
 import java.util.Objects;
 
-/**
- * How an SSH tunnel decides whether to trust the key a host presents.
- *
- * <p>The default and only safe choice is {@link #knownHosts(Path)}: the key must match an entry of
- * an OpenSSH known_hosts file ({@code [host]:port} for ports other than 22). {@link
- * #insecureIgnoreHostKey()} accepts any key; it is an explicit opt-in for throwaway test machines,
- * because it lets anyone who can intercept the connection pose as the hypervisor and read or
- * change everything sent to libvirt.
- */
+/** How an SSH tunnel decides whether to trust the key a host presents. */
 public sealed interface HostKeyPolicy {
 
     /** Returns the policy that checks host keys against the known_hosts file at {@code file}. */
@@ -24,10 +16,7 @@ public sealed interface HostKeyPolicy {
         return new InsecureIgnoreHostKey();
     }
 
-    /**
-     * The policy that accepts only keys recorded for the host in an OpenSSH known_hosts file. The
-     * file is read at every connection, so fixing it heals the next attempt.
-     */
+    /** The policy that accepts only keys recorded for the host in an OpenSSH known_hosts file. */
     record KnownHostsFile(Path file) implements HostKeyPolicy {
         /** Checks that a file is given. */
         public KnownHostsFile {

@@ -34,12 +34,7 @@ import org.slf4j.LoggerFactory;
 /**
  * MINA's known_hosts check (markers such as {@code @revoked} and {@code @cert-authority}, hashed
  * names, {@code [host]:port} for ports other than 22), extended through its hooks so that a refusal
- * says what to fix; MINA itself reduces every refusal to "Server key did not validate".
- *
- * <p>The file is read once, when the verifier is made for a connection attempt, and strictly: a bad
- * line is refused with its number, where OpenSSH and MINA skip it and turn a typo into a puzzling
- * "unknown host". Entries whose key type this client cannot decode are skipped, as OpenSSH does. A
- * host matches under the name it was dialled by and under its numeric address.
+ * says what to fix.
  */
 final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
     /** Far above any real known_hosts file; a bound so a wrong path cannot exhaust the heap. */
@@ -131,10 +126,9 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
     }
 
     /**
-     * Returns {@code available} with the host key algorithms of the keys recorded for the host first:
-     * sshd presents the key of the first algorithm in the client's list it has, and a host with
-     * several host keys would otherwise present one that known_hosts does not list. Certificates go
-     * last.
+     * Returns {@code available} with the host key algorithms of the keys recorded for the host
+     * first: sshd presents the key of the first algorithm in the client's list it has, and a host
+     * with several host keys would otherwise present one that known_hosts does not list.
      */
     List<NamedFactory<Signature>> preferVerifiableAlgorithms(List<NamedFactory<Signature>> available) {
         Set<String> recordedTypes = entries.stream()

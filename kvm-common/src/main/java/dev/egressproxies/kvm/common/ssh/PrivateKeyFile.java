@@ -16,14 +16,7 @@ import org.apache.sshd.common.NamedResource;
 import org.apache.sshd.common.config.keys.FilePasswordProvider;
 import org.apache.sshd.common.util.security.SecurityUtils;
 
-/**
- * Reads the client's private key pairs from a key file in OpenSSH or PEM form.
- *
- * <p>Reading and parsing fail differently on purpose: a file that is not there or cannot be read
- * may be a secret that is still being mounted, so that is transient and the next connection
- * attempt reads it again; content that does not parse will not parse next time either, so that is
- * permanent.
- */
+/** Reads the client's private key pairs from a key file in OpenSSH or PEM form. */
 final class PrivateKeyFile {
     /** The largest key OpenSSH writes (RSA 16384) is about 13 KiB; anything far bigger is not a key. */
     static final int MAXIMUM_BYTES = 64 * 1024;

@@ -19,11 +19,7 @@ import java.util.function.Function;
 public final class SshHostDialer implements HostDialer {
     private final Function<HostEndpoint, SshTunnelSettings> settings;
 
-    /**
-     * Creates a dialer.
-     *
-     * @param settings the tunnel settings of each host (key, host-key policy, timeouts)
-     */
+    /** Creates a dialer. */
     public SshHostDialer(Function<HostEndpoint, SshTunnelSettings> settings) {
         this.settings = settings;
     }

@@ -39,30 +39,14 @@ import org.apache.sshd.core.CoreModuleProperties;
 /**
  * An SSH session to one hypervisor whose unix socket (libvirtd's) is relayed to a private local
  * one, the way {@code ssh -L local.sock:/var/run/libvirt/libvirt-sock} does: each local connection
- * gets its own {@code direct-streamlocal} channel. Built on Apache MINA SSHD, which stays an
- * implementation detail.
- *
- * <p>{@link #open} reads the key and known_hosts files (at every attempt, so a file mounted or fixed
- * later heals the next one), connects, checks the host key, authenticates and checks that sshd
- * forwards to the socket, all within the handshake timeout. Sessions run on one MINA client per
- * process, started on first use; each session gets its own host key check, keepalive and timeouts.
- * When the session is lost (keepalive unanswered, sshd gone) the relay closes itself and its {@link
- * UnixSocketRelay#lossReason()} says why; closing the relay closes the session.
+ * gets its own {@code direct-streamlocal} channel.
  */
 public final class SshTunnel implements UnixSocketRelay.Upstream {
     /** OpenSSH answers this request name; the reference implementation sends it too. */
     static final String KEEPALIVE_REQUEST = "keepalive@openssh.com";
-    /**
-     * The ciphers offered before MINA's default order. MINA prefers chacha20-poly1305, which it
-     * implements in plain Java (under 200 MiB/s per core here), while the JDK runs AES-GCM with the
-     * CPU's AES instructions; an image upload through the tunnel is bound by this cipher.
-     */
+    /** The ciphers offered before MINA's default order. */
     static final List<BuiltinCiphers> PREFERRED_CIPHERS = List.of(BuiltinCiphers.aes128gcm, BuiltinCiphers.aes256gcm);
-    /**
-     * How long a write may wait for the host to accept more data. A stalled transfer is the
-     * caller's deadline to judge, and closing the relay unblocks a waiting writer at once, so the
-     * 30 s default, which would break a slow upload in the middle, is raised far out of the way.
-     */
+    /** How long a write may wait for the host to accept more data. */
     private static final Duration WAIT_FOR_WINDOW = Duration.ofDays(1);
     private static final AttributeKey<Attempt> ATTEMPT = new AttributeKey<>();
 
@@ -86,11 +70,11 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     }
 
     /**
-     * Opens a tunnel and returns its relay: {@link UnixSocketRelay#socketPath()} is the local socket,
-     * to which libvirt connects with {@code qemu+unix:///system?socket=}.
+     * Opens a tunnel and returns its relay: {@link UnixSocketRelay#socketPath()} is the local
+     * socket, to which libvirt connects with {@code qemu+unix:///system?socket=}.
      *
      * @throws SshTunnelException when any step fails, saying what to fix and whether retrying can
-     *     help; when the calling thread is interrupted, its interrupt flag stays set
+     *     help.
      */
     public static UnixSocketRelay open(SshTunnelSettings settings) throws SshTunnelException {
         long deadline = System.nanoTime() + settings.handshakeTimeout().toNanos();

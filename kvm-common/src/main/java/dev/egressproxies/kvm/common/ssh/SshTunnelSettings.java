@@ -8,21 +8,6 @@ import java.util.Objects;
  * Everything needed to open an {@link SshTunnel} to one hypervisor: where sshd listens, who to log
  * in as, which key to use, how to check the host's key, which unix socket to forward, and the
  * timeouts that keep a dead or silent host from pinning a caller.
- *
- * @param host the host name or address sshd listens on, as written in known_hosts
- * @param port the TCP port sshd listens on
- * @param user the user to log in as; it must be allowed to connect to {@code remoteSocketPath}
- * @param privateKeyFile the private key (ed25519, RSA or ECDSA; OpenSSH or PEM form, without
- *     passphrase), read at every connection so a key mounted later heals the next attempt
- * @param hostKeyPolicy how the host's key is checked
- * @param remoteSocketPath the absolute path of the unix socket on the host, for libvirt usually
- *     {@code /var/run/libvirt/libvirt-sock}
- * @param handshakeTimeout the limit for TCP connect, key exchange, authentication and the first
- *     forwarding check together
- * @param keepaliveInterval how often a keepalive request is sent once connected
- * @param keepaliveMaxMissed how many keepalive requests may go unanswered; the connection is closed
- *     when the next one is due, so a dead link is noticed within {@code (keepaliveMaxMissed + 1)}
- *     intervals
  */
 public record SshTunnelSettings(
         String host,

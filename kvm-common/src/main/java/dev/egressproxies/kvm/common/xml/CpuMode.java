@@ -35,8 +35,8 @@ public sealed interface CpuMode {
     }
 
     /**
-     * The mode a setting names: {@code host-model}, {@code host-passthrough}, {@code default} (QEMU's
-     * default model), or else a QEMU CPU model; IllegalArgumentException when blank.
+     * The mode a setting names: {@code host-model}, {@code host-passthrough}, {@code default}
+     * (QEMU's default model), or else a QEMU CPU model.
      */
     static CpuMode parse(String setting) {
         String value = setting.strip();

@@ -13,11 +13,6 @@ import org.w3c.dom.Element;
 /**
  * What a host offers for domains of one type, read from libvirt's domain capabilities
  * ({@code virsh domcapabilities --virttype TYPE}).
- *
- * @param machine   the machine type a domain gets when it names none, like {@code pc-i440fx-7.2}
- * @param loaders   the paths of the UEFI loaders libvirt knows from the installed firmware descriptors
- * @param cpuModes  the supported CPU modes ({@code host-model}, {@code host-passthrough}, {@code custom})
- * @param cpuModels the named CPU models, each with whether it is usable on this host
  */
 public record DomainCapabilities(String machine, List<String> loaders, List<String> cpuModes,
                                  Map<String, Boolean> cpuModels) {

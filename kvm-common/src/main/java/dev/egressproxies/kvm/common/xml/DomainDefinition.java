@@ -2,19 +2,7 @@ package dev.egressproxies.kvm.common.xml;
 
 import java.util.Objects;
 
-/**
- * Everything a domain of this platform is defined from, for {@link DomainXml}.
- *
- * @param name      the domain's name
- * @param memoryMiB its memory in MiB
- * @param vcpus     its number of virtual CPUs
- * @param platform  the settings of the host it is defined on
- * @param uefi      whether its image boots with UEFI (the host's firmware) rather than BIOS
- * @param diskPath  the host path of its qcow2 overlay, its boot disk
- * @param seedPath  the host path of its NoCloud seed image, attached as a read-only CD-ROM
- * @param bridge    the host bridge its network interface joins
- * @param metadata  what marks it as this platform's
- */
+/** Everything a domain of this platform is defined from, for {@link DomainXml}. */
 public record DomainDefinition(String name, long memoryMiB, int vcpus, HostPlatform platform, boolean uefi,
                                String diskPath, String seedPath, String bridge, InstanceMetadata metadata) {
     /** Requires every field, positive sizes and non-blank names and paths. */

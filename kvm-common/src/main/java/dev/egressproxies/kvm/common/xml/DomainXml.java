@@ -10,8 +10,7 @@ import org.w3c.dom.Element;
 /**
  * Writes libvirt's domain XML for a {@link DomainDefinition}: an x86_64 HVM guest booting from a
  * virtio qcow2 overlay, its NoCloud seed as a read-only SATA CD-ROM, one virtio interface on the
- * host's bridge, a serial console, a guest agent channel and the platform's metadata. Values are
- * escaped whatever they contain; text XML cannot carry is refused with IllegalArgumentException.
+ * host's bridge, a serial console, a guest agent channel and the platform's metadata.
  */
 public final class DomainXml {
     private DomainXml() {

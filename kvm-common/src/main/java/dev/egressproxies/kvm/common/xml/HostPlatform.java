@@ -2,13 +2,7 @@ package dev.egressproxies.kvm.common.xml;
 
 import java.util.Objects;
 
-/**
- * How a host runs guests: the host's settings that go into every domain defined on it.
- *
- * @param domainType the accelerator, {@code kvm} or {@code qemu}
- * @param cpuMode    the CPU the guests see
- * @param uefi       the firmware of guests whose image boots with UEFI
- */
+/** How a host runs guests: the host's settings that go into every domain defined on it. */
 public record HostPlatform(DomainType domainType, CpuMode cpuMode, UefiFirmware uefi) {
     /** Requires every setting. */
     public HostPlatform {

@@ -16,15 +16,6 @@ import org.w3c.dom.Element;
 /**
  * What the platform records in a domain it creates, as {@code <ep:instance>} in its own namespace;
  * its presence marks a domain as the platform's, its entry as one provider entry's and no other's.
- * Fields added over time are optional: domains defined before entries were recorded read with an
- * empty {@link #entry()}, before placements were recorded with {@code ""} for the last three.
- *
- * @param uid            the UID the caller gave the instance
- * @param createdAt      when the domain was defined, to the second
- * @param entry          the provider entry that created the domain, empty for older domains
- * @param machineType    the machine type it was created as, or {@code ""} when unknown
- * @param image          the image as the request named it, or {@code ""} when unknown or possibly secret
- * @param userDataSha256 the lower-case hex sha256 of its user-data, or {@code ""} when unknown
  */
 public record InstanceMetadata(String uid, Instant createdAt, Optional<String> entry, String machineType,
                                String image, String userDataSha256) {

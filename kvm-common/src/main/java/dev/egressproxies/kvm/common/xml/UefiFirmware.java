@@ -5,9 +5,6 @@ import java.util.Objects;
 /**
  * The UEFI firmware of a host: a host setting, since the paths differ between distributions and
  * only builds without secure boot (which needs SMM) run on every host.
- *
- * @param loader        the firmware code image on the host, mapped read-only as pflash
- * @param nvramTemplate the variable store libvirt copies for each domain
  */
 public record UefiFirmware(String loader, String nvramTemplate) {
     /** Debian's and Ubuntu's OVMF build without secure boot. */

@@ -27,7 +27,7 @@ import org.xml.sax.helpers.DefaultHandler;
 
 /**
  * The JDK's XML APIs, configured once: documents are DOM trees the JDK serializes, so values are
- * escaped by the serializer rather than by hand; parsing refuses DTDs, so no entity can expand.
+ * escaped by the serializer rather than by hand.
  */
 final class XmlDocuments {
     private XmlDocuments() {
@@ -85,8 +85,8 @@ final class XmlDocuments {
     }
 
     /**
-     * Returns {@code value} when XML 1.0 can carry all of it (no escaping carries a control character
-     * or lone surrogate); else IllegalArgumentException naming {@code what} and the character.
+     * Returns {@code value} when XML 1.0 can carry all of it (no escaping carries a control
+     * character or lone surrogate).
      */
     static String requireXmlText(String value, String what) {
         if (value == null) {
