@@ -35,5 +35,12 @@ public enum Capability {
      * ({@link ConformanceHarness#anotherEntry}), so the suite checks that entries sharing it keep
      * to their own instances.
      */
-    BUILDS_ANOTHER_ENTRY
+    BUILDS_ANOTHER_ENTRY,
+    /**
+     * The backend's images are an open namespace: it accepts any well-formed image reference (a URL,
+     * or a name it resolves at create time), so no name is unknown before it is fetched. The suite
+     * then asserts that a blank image and one that is no reference at all (spaces, control
+     * characters) are PERMANENT and create nothing; lacking it, that an unknown image name is.
+     */
+    OPEN_IMAGE_NAMESPACE
 }

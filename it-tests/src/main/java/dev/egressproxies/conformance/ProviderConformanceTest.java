@@ -3,6 +3,7 @@ package dev.egressproxies.conformance;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The provider conformance suite: the cases every backend must pass to honour the provider
@@ -26,10 +27,13 @@ import org.junit.jupiter.api.Nested;
  * }
  * }</pre>
  *
+ * <p>A failed case is also printed as {@code Backend > Group > case: reason} on standard error.
+ *
  * <p>Each case gets a target of its own, creates instances whose names carry a random token, and
  * deletes all of them afterwards, so runs against a shared real backend do not collide. Cases that
  * depend on a {@link Capability} the target lacks assert the declared lack instead of skipping.
  */
+@ExtendWith(FailureReport.class)
 public abstract class ProviderConformanceTest {
     private ConformanceSession session;
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
+import java.util.List;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -40,13 +41,20 @@ abstract class RejectedRequestConformance extends ConformanceGroup {
     }
 
     @Test
-    void unknownImageIsPermanentAndCreatesNothing() {
-        String image = names().name("no-such-image");
+    void unknownImageIsPermanentAndCreatesNothing() throws Throwable {
         Placement primary = target().primaryPlacement();
+        dependingOn(Capability.OPEN_IMAGE_NAMESPACE, () -> {
+            for (String image : List.of("", "  ", "no image\n\u0000reference")) {
+                assertRejected(placedAt(new Placement(primary.zone(), primary.machineType(), image)));
+            }
+        }, () -> {
+            String image = names().name("no-such-image");
 
-        ProviderException error = assertRejected(placedAt(new Placement(primary.zone(), primary.machineType(), image)));
+            ProviderException error = assertRejected(placedAt(new Placement(primary.zone(), primary.machineType(),
+                    image)));
 
-        assertThat(error.detail()).as("the detail names the unknown image").contains(image);
+            assertThat(error.detail()).as("the detail names the unknown image").contains(image);
+        });
     }
 
     @Test

@@ -30,8 +30,9 @@ class FakeProviderConformanceTest extends ProviderConformanceTest {
                 // be on the same infrastructure: one built from the same settings would see none of
                 // this entry's instances and answer NOT_FOUND, not the PERMANENT the suite requires.
                 // FileBackedFakeConformanceTest declares the capability through a shared state file.
-                .capabilities(EnumSet.complementOf(EnumSet.of(Capability.BUILDS_ANOTHER_ENTRY))
-                        .toArray(Capability[]::new))
+                // Its images are a configured list, not an open namespace (OpenImageNamespaceConformanceTest).
+                .capabilities(EnumSet.complementOf(EnumSet.of(Capability.BUILDS_ANOTHER_ENTRY,
+                        Capability.OPEN_IMAGE_NAMESPACE)).toArray(Capability[]::new))
                 .placement(new Placement("zone-a", "small", "debian-12"))
                 .placement(new Placement("zone-b", "large", "debian-12"))
                 .malformedId("not-a-fake-id")
