@@ -12,6 +12,8 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * build tools report a nested case by its method alone and leave out the group it belongs to.
  */
 final class FailureReport implements TestWatcher {
+    /** Keeps a report to a line or two; the build tool's report has the whole message. */
+    private static final int MAXIMUM_REASON = 300;
 
     @Override
     public void testFailed(ExtensionContext context, Throwable cause) {
@@ -30,8 +32,11 @@ final class FailureReport implements TestWatcher {
     /** The report of the case at {@code path} (backend, group, case) failing with {@code cause}. */
     static String line(List<String> path, Throwable cause) {
         String reason = Optional.ofNullable(cause.getMessage())
-                .flatMap(message -> message.strip().lines().findFirst())
+                .map(message -> String.join(" ", message.strip().split("\\s*\\R\\s*")))
                 .orElse(cause.getClass().getName());
+        if (reason.length() > MAXIMUM_REASON) {
+            reason = reason.substring(0, MAXIMUM_REASON) + "...";
+        }
         return "[conformance] FAILED " + String.join(" > ", path) + ": " + reason;
     }
 }

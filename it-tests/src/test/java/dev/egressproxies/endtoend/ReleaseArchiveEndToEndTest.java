@@ -75,7 +75,7 @@ class ReleaseArchiveEndToEndTest {
         // output stays clean JSON, and later runs map their classes from that archive.
         JsonNode providers = json(egressctl.run("providers", "-o", "json"));
         assertThat(marker).exists();
-        assertThat(providers.toString()).contains(unpacked.resolve("plugins/kvm2").toString());
+        assertThat(providers.toString()).contains(unpacked.resolve("plugins/kvm").toString());
         Path cache = home.resolve(".cache/egressctl");
         assertThat(awaitArchive(cache)).as("class-data-sharing archive in " + cache).isTrue();
         EgressctlProcess.Result mapped = new EgressctlProcess(symlink, home, work)

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The reader of each configured entry's {@code name} and {@code type}: it checks them (present,
@@ -81,6 +82,9 @@ final class EntryReader {
             return Optional.empty();
         }
         Optional<Plugin> plugin = catalog.find(type.get());
+        if (plugin.isEmpty() && !catalog.broken().isEmpty()) {
+            return Optional.of(unloaded(type.get()));
+        }
         if (plugin.isEmpty()) {
             String detail = "unknown provider type '" + type.get() + "' (" + knownTypes()
                     + "); correct the type or install the plugin that provides it";
@@ -109,6 +113,16 @@ final class EntryReader {
             return Optional.empty();
         }
         return Optional.of(value.asText());
+    }
+
+    /** The stand-in plugin of a type that may be one of the plugins that failed to load. */
+    private Plugin unloaded(String type) {
+        String problem = "no loaded plugin provides type '" + type + "', and " + catalog.broken().stream()
+                .map(BrokenPlugin::describe).collect(Collectors.joining("; ")) + "; fix that plugin, or correct the"
+                + " type (" + knownTypes() + ")";
+        String location = catalog.broken().stream().map(broken -> broken.location().toString())
+                .collect(Collectors.joining(", "));
+        return new Plugin(type, "unknown", "unloaded plugin " + location, new UnloadedPluginFactory(type, problem));
     }
 
     private String knownTypes() {

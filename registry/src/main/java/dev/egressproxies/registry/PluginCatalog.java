@@ -1,6 +1,7 @@
 package dev.egressproxies.registry;
 
 import dev.egressproxies.api.spi.ProviderFactory;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -26,9 +27,41 @@ public final class PluginCatalog {
     private static final Logger LOG = LoggerFactory.getLogger(PluginCatalog.class);
 
     private final Map<String, Plugin> pluginsByType;
+    private final List<BrokenPlugin> broken;
 
-    private PluginCatalog(Map<String, Plugin> pluginsByType) {
+    private PluginCatalog(Map<String, Plugin> pluginsByType, List<BrokenPlugin> broken) {
         this.pluginsByType = Collections.unmodifiableMap(new TreeMap<>(pluginsByType));
+        this.broken = List.copyOf(broken);
+    }
+
+    /**
+     * Discovers the plugins of a running platform like {@link #discover()}, plus those installed in
+     * {@code pluginSources}, each in a module layer of its own ({@link PluginFolders}). A plugin that
+     * cannot be loaded is left out and listed in {@link #broken()}; the others load.
+     *
+     * @throws PluginDiscoveryException when two plugins provide one type, or one on the module or
+     *                                  class path is broken
+     */
+    public static PluginCatalog discover(List<Path> pluginSources) {
+        PluginCatalog platform = discover();
+        PluginFolders.Loaded loaded = PluginFolders.load(pluginSources);
+        List<ProviderFactory<?>> factories = new ArrayList<>();
+        platform.pluginsByType.values().forEach(plugin -> factories.add(plugin.factory()));
+        List<BrokenPlugin> broken = new ArrayList<>(loaded.broken());
+        for (Map.Entry<Path, ModuleLayer> plugin : loaded.layers().entrySet()) {
+            try {
+                List<ProviderFactory<?>> found = PluginDiscovery.ownedBy(plugin.getValue());
+                if (found.isEmpty()) {
+                    broken.add(new BrokenPlugin(plugin.getKey(), "it provides no "
+                            + ProviderFactory.class.getName() + "; declare one with 'provides' in its module-info"
+                            + " or in META-INF/services"));
+                }
+                factories.addAll(found);
+            } catch (PluginDiscoveryException failure) {
+                broken.add(new BrokenPlugin(plugin.getKey(), String.join("; ", failure.problems())));
+            }
+        }
+        return of(factories, broken);
     }
 
     /**
@@ -83,6 +116,10 @@ public final class PluginCatalog {
      * @throws PluginDiscoveryException when a factory reports no type or two provide one type
      */
     public static PluginCatalog of(Collection<? extends ProviderFactory<?>> factories) {
+        return of(factories, List.of());
+    }
+
+    private static PluginCatalog of(Collection<? extends ProviderFactory<?>> factories, List<BrokenPlugin> broken) {
         Map<String, Plugin> pluginsByType = new LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
         Map<Class<?>, Boolean> seenClasses = new IdentityHashMap<>();
@@ -110,7 +147,7 @@ public final class PluginCatalog {
         if (pluginsByType.isEmpty()) {
             LOG.info("Found no provider plugins");
         }
-        return new PluginCatalog(pluginsByType);
+        return new PluginCatalog(pluginsByType, broken);
     }
 
     // type() and version() are plugin code: a failure there is reported like a broken plugin.
@@ -148,6 +185,11 @@ public final class PluginCatalog {
     /** The types provided, sorted. */
     public Set<String> types() {
         return pluginsByType.keySet();
+    }
+
+    /** The installed plugins that could not be loaded, in the order they were tried. */
+    public List<BrokenPlugin> broken() {
+        return broken;
     }
 
     /** Whether no plugin was found. */

@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +26,14 @@ final class PluginDiscovery {
     @SuppressWarnings("rawtypes")
     static List<ProviderFactory<?>> inLayer(ModuleLayer layer) {
         LOG.debug("Looking for provider plugins in module layer {}", layer);
-        return instantiate(ServiceLoader.load(layer, ProviderFactory.class));
+        return instantiate(ServiceLoader.load(layer, ProviderFactory.class), type -> true);
+    }
+
+    /** Finds the factories that modules of {@code layer} itself provide, leaving out its parents'. */
+    @SuppressWarnings("rawtypes")
+    static List<ProviderFactory<?>> ownedBy(ModuleLayer layer) {
+        return instantiate(ServiceLoader.load(layer, ProviderFactory.class),
+                type -> type.getModule().getLayer() == layer);
     }
 
     /**
@@ -35,12 +43,13 @@ final class PluginDiscovery {
     @SuppressWarnings("rawtypes")
     static List<ProviderFactory<?>> inClassLoader(ClassLoader loader) {
         LOG.debug("Looking for provider plugins through class loader {}", loader);
-        return instantiate(ServiceLoader.load(ProviderFactory.class, loader));
+        return instantiate(ServiceLoader.load(ProviderFactory.class, loader), type -> true);
     }
 
     // Raw types: ServiceLoader cannot be typed with a generic service interface.
     @SuppressWarnings("rawtypes")
-    private static List<ProviderFactory<?>> instantiate(ServiceLoader<ProviderFactory> loader) {
+    private static List<ProviderFactory<?>> instantiate(ServiceLoader<ProviderFactory> loader,
+                                                        Predicate<Class<?>> wanted) {
         List<ProviderFactory<?>> factories = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         Throwable firstFailure = null;
@@ -54,6 +63,9 @@ final class PluginDiscovery {
                     break;
                 }
                 candidate = candidates.next();
+                if (!wanted.test(candidate.type())) {
+                    continue;
+                }
             } catch (ServiceConfigurationError broken) {
                 // A class named in META-INF/services is missing or is not a ProviderFactory; the
                 // lookup skips it and goes on with the next one.

@@ -25,6 +25,10 @@ final class SettingsBinder {
      * @return the configuration record, or empty when binding failed (the problem was recorded)
      */
     Optional<Object> bind(ConfiguredEntry entry) {
+        if (entry.plugin().factory() instanceof UnloadedPluginFactory) {
+            // Without the plugin its settings cannot be checked; the entry fails with the plugin's problem.
+            return Optional.of(entry.settings());
+        }
         Class<?> configType;
         try {
             configType = entry.plugin().factory().configType();

@@ -32,9 +32,14 @@ final class ProvidersCommand implements Callable<Integer> {
                         .put("pluginVersion", entry.pluginVersion()).put("location", entry.location());
             }
             ArrayNode pluginArray = document.putArray("plugins");
+            ArrayNode brokenArray = document.putArray("brokenPlugins");
             for (PluginSummary plugin : plugins) {
-                pluginArray.addObject().put("type", plugin.type()).put("version", plugin.version())
-                        .put("location", plugin.location());
+                if (plugin.loaded()) {
+                    pluginArray.addObject().put("type", plugin.type()).put("version", plugin.version())
+                            .put("location", plugin.location());
+                } else {
+                    brokenArray.addObject().put("location", plugin.location()).put("problem", plugin.problem());
+                }
             }
             printer.print(document);
             return ExitCode.OK;
@@ -46,8 +51,15 @@ final class ProvidersCommand implements Callable<Integer> {
         printer.note("");
         printer.note("Plugins found:");
         Table pluginTable = new Table("TYPE", "VERSION", "LOCATION");
-        plugins.forEach(plugin -> pluginTable.row(plugin.type(), plugin.version(), plugin.location()));
+        plugins.stream().filter(PluginSummary::loaded)
+                .forEach(plugin -> pluginTable.row(plugin.type(), plugin.version(), plugin.location()));
         printer.print(pluginTable);
+        List<PluginSummary> broken = plugins.stream().filter(plugin -> !plugin.loaded()).toList();
+        if (!broken.isEmpty()) {
+            printer.note("");
+            printer.note("Plugins that could not be loaded (their entries fail until fixed):");
+            broken.forEach(plugin -> printer.note("  " + plugin.location() + ": " + plugin.problem()));
+        }
         return ExitCode.OK;
     }
 }

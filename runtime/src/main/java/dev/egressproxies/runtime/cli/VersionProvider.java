@@ -22,7 +22,8 @@ final class VersionProvider implements IVersionProvider {
             lines.add("plugins: none found");
         }
         for (PluginSummary plugin : plugins) {
-            lines.add("plugin " + plugin.type() + " " + plugin.version() + " (" + plugin.location() + ")");
+            lines.add(plugin.loaded() ? "plugin " + plugin.type() + " " + plugin.version() + " (" + plugin.location() + ")"
+                    : "plugin " + plugin.location() + ": could not be loaded, see 'egressctl providers'");
         }
         return lines.toArray(String[]::new);
     }

@@ -10,32 +10,55 @@ import dev.egressproxies.registry.ProviderEntry;
 import dev.egressproxies.registry.ProviderRegistry;
 import dev.egressproxies.runtime.config.ConfigException;
 import dev.egressproxies.runtime.config.Configuration;
+import java.io.File;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import javax.inject.Singleton;
 
 /**
- * Provides the plugin catalog (discovered on the module and class path) and the provider entries
- * the configuration asks for. The configuration is all or nothing (one unknown field or type and
- * no entry starts); an entry whose plugin fails to build it fails only its own calls, so one
- * broken backend does not take down the others.
+ * Provides the plugin catalog (on the module and class path, and in the plugin folders: the bundled
+ * one the launcher names and those of {@code EGRESSCTL_PLUGINS}, each plugin in a module layer of its
+ * own) and the provider entries the configuration asks for. The configuration is all or nothing
+ * (one unknown field or type and no entry starts); an entry whose plugin fails to load or to build
+ * it fails only its own calls, so one broken backend does not take down the others.
  */
 @Module
 public final class RegistryModule {
+    /** The bundled plugins folder, which the launcher names. */
+    static final String BUNDLED_PLUGINS_PROPERTY = "egressctl.plugins";
+    /** More plugin folders or jars, separated like a path. */
+    static final String PLUGINS_VARIABLE = "EGRESSCTL_PLUGINS";
+
     private RegistryModule() {
     }
 
     @Provides
     @Singleton
-    static PluginCatalog catalog(LoggingModule.LoggingReady logging) {
-        return PluginCatalog.discover();
+    static PluginCatalog catalog(LoggingModule.LoggingReady logging, Invocation invocation) {
+        List<Path> sources = new ArrayList<>();
+        String bundled = System.getProperty(BUNDLED_PLUGINS_PROPERTY, "");
+        if (!bundled.isBlank()) {
+            sources.add(Path.of(bundled));
+        }
+        for (String folder : invocation.environment().getOrDefault(PLUGINS_VARIABLE, "").split(File.pathSeparator)) {
+            if (!folder.isBlank()) {
+                sources.add(Path.of(folder));
+            }
+        }
+        return PluginCatalog.discover(sources);
     }
 
     @Provides
     static List<PluginSummary> plugins(PluginCatalog catalog) {
-        return catalog.plugins().stream()
-                .map(plugin -> new PluginSummary(plugin.type(), plugin.version(), plugin.location()))
-                .toList();
+        List<PluginSummary> plugins = catalog.plugins().stream()
+                .map(plugin -> new PluginSummary(plugin.type(), plugin.version(), plugin.location(), ""))
+                .collect(Collectors.toCollection(ArrayList::new));
+        catalog.broken().forEach(broken -> plugins.add(new PluginSummary("", "", broken.location().toString(),
+                broken.problem())));
+        return List.copyOf(plugins);
     }
 
     @Provides

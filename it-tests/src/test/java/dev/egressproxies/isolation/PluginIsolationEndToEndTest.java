@@ -1,0 +1,109 @@
+package dev.egressproxies.isolation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.egressproxies.endtoend.EgressctlProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Plugins that bundle incompatible versions of one library, and one that bundles an older Jackson
+ * than the platform's, work side by side in one {@code egressctl} run, each in a module layer of
+ * its own; a plugin whose layer cannot be resolved is reported naming its folder and the conflict,
+ * and only its entries fail.
+ */
+class PluginIsolationEndToEndTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final List<IsolatedPlugins.Kind> WORKING = List.of(IsolatedPlugins.Kind.GUAVA_OLD,
+            IsolatedPlugins.Kind.GUAVA_NEW, IsolatedPlugins.Kind.OWN_JACKSON);
+
+    @TempDir
+    Path temp;
+
+    private EgressctlProcess egressctl;
+    private Path work;
+
+    @BeforeEach
+    void configure() throws IOException {
+        work = Files.createDirectories(temp.resolve("work"));
+        egressctl = new EgressctlProcess(Files.createDirectories(temp.resolve("home")), work)
+                .with("EGRESSCTL_PLUGINS", IsolatedPlugins.folder().toString());
+        StringBuilder config = new StringBuilder("providers:\n");
+        for (IsolatedPlugins.Kind kind : IsolatedPlugins.Kind.values()) {
+            config.append("  - {name: ").append(kind.type()).append("-1, type: ").append(kind.type())
+                    .append(", zone: lab, machineTypes: [tiny], images: [alpine]}\n");
+        }
+        Files.writeString(work.resolve("egress.yaml"), config);
+    }
+
+    @Test
+    void eachPluginUsesTheLibraryItBundlesAndTheBrokenOneIsReported() throws IOException {
+        JsonNode providers = json(egressctl.run("providers", "-o", "json"), 0);
+        List<String> types = new ArrayList<>();
+        providers.get("plugins").forEach(plugin -> types.add(plugin.get("type").asText()));
+        assertThat(types).contains("fake", "kvm", "kvm2", "guava-old", "guava-new", "own-jackson");
+        JsonNode ownJackson = plugin(providers, "own-jackson");
+        assertThat(ownJackson.get("version").asText()).as("the Jackson the plugin loaded is its own")
+                .isEqualTo("jackson 2.17.2");
+        assertThat(providers.get("brokenPlugins")).hasSize(1);
+        JsonNode broken = providers.get("brokenPlugins").get(0);
+        assertThat(broken.get("location").asText()).isEqualTo(IsolatedPlugins.folder().resolve("broken").toString());
+        assertThat(broken.get("problem").asText()).contains("com.google.common");
+
+        for (IsolatedPlugins.Kind kind : WORKING) {
+            EgressctlProcess.Result created = egressctl.run("create", "vm-" + kind.type(), "--provider",
+                    kind.type() + "-1", "--machine-type", "tiny", "--image", "alpine", "-o", "json");
+            assertThat(json(created, 0).get("id").asText()).startsWith(kind.type() + "-1/i-");
+        }
+        EgressctlProcess.Result listed = egressctl.run("list", "-o", "json");
+        assertThat(listed.exitCode()).as(listed.toString()).isEqualTo(2);
+        List<String> names = new ArrayList<>();
+        JSON.readTree(listed.out()).forEach(instance -> names.add(instance.get("name").asText()));
+        assertThat(names).as("one run lists the instances of all three plugins")
+                .containsExactlyInAnyOrder("vm-guava-old", "vm-guava-new", "vm-own-jackson");
+        assertThat(listed.err()).as("only the broken plugin's entry is not listed")
+                .contains("not listed: listManaged on provider entry 'broken-1'")
+                .contains(IsolatedPlugins.folder().resolve("broken").toString())
+                .contains("com.google.common")
+                .doesNotContain("guava-old-1'", "guava-new-1'", "own-jackson-1'");
+
+        for (IsolatedPlugins.Kind kind : WORKING) {
+            String id = kind.type() + "-1/" + json(egressctl.run("get", idOf(kind), "-o", "json"), 0).get("providerId")
+                    .asText();
+            assertThat(id).isEqualTo(idOf(kind));
+            EgressctlProcess.Result deleted = egressctl.run("delete", id);
+            assertThat(deleted.exitCode()).as(deleted.toString()).isZero();
+        }
+        EgressctlProcess.Result refused = egressctl.run("create", "vm-broken", "--provider", "broken-1",
+                "--machine-type", "tiny", "--image", "alpine");
+        assertThat(refused.exitCode()).as(refused.toString()).isNotZero();
+        assertThat(refused.err()).contains(IsolatedPlugins.folder().resolve("broken").toString(), "com.google.common");
+    }
+
+    private String idOf(IsolatedPlugins.Kind kind) throws IOException {
+        EgressctlProcess.Result listed = egressctl.run("list", "--provider", kind.type() + "-1", "-o", "json");
+        return json(listed, 0).get(0).get("id").asText();
+    }
+
+    private static JsonNode plugin(JsonNode providers, String type) {
+        for (JsonNode plugin : providers.get("plugins")) {
+            if (plugin.get("type").asText().equals(type)) {
+                return plugin;
+            }
+        }
+        throw new AssertionError("no plugin of type " + type + " in " + providers);
+    }
+
+    private static JsonNode json(EgressctlProcess.Result result, int exitCode) throws IOException {
+        assertThat(result.exitCode()).as(result.toString()).isEqualTo(exitCode);
+        return JSON.readTree(result.out());
+    }
+}

@@ -1,0 +1,155 @@
+package dev.egressproxies.registry;
+
+import java.io.IOException;
+import java.lang.module.Configuration;
+import java.lang.module.FindException;
+import java.lang.module.ModuleDescriptor;
+import java.lang.module.ModuleFinder;
+import java.lang.module.ModuleReference;
+import java.lang.module.ResolutionException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Plugins installed as folders, each loaded into a module layer of its own whose parent is the
+ * platform's boot layer: a plugin sees its own jars and, of the platform, only the modules it
+ * shares with plugins ({@link #SHARED}), so two plugins may bundle different versions of one library.
+ * A plugin whose layer cannot be made is reported, naming its folder and the problem; the others
+ * load. Layout and reasons: docs/plugins.md.
+ */
+public final class PluginFolders {
+    /**
+     * The platform's modules a plugin may require without bundling them: the provider contract and
+     * the APIs through which plugin and platform share telemetry and logging.
+     */
+    public static final Set<String> SHARED = Set.of("dev.egressproxies.api", "io.opentelemetry.api",
+            "io.opentelemetry.context", "io.opentelemetry.common", "org.slf4j");
+    private static final Logger LOG = LoggerFactory.getLogger(PluginFolders.class);
+
+    private PluginFolders() {
+    }
+
+    /** What loading the plugin folders gave: the layer of each plugin loaded, and the ones that failed. */
+    public record Loaded(Map<Path, ModuleLayer> layers, List<BrokenPlugin> broken) {
+        /** Copies the collections, keeping their order. */
+        public Loaded {
+            layers = Collections.unmodifiableMap(new LinkedHashMap<>(layers));
+            broken = List.copyOf(broken);
+        }
+    }
+
+    /**
+     * Loads the plugins of {@code sources}: each is a folder whose subfolders are plugins (their
+     * jars form one plugin) and whose jars are plugins of one jar each, or a single plugin jar.
+     * Sources that do not exist are skipped.
+     */
+    public static Loaded load(List<Path> sources) {
+        Map<Path, ModuleLayer> layers = new LinkedHashMap<>();
+        List<BrokenPlugin> broken = new ArrayList<>();
+        for (Path plugin : plugins(sources)) {
+            try {
+                layers.put(plugin, layer(plugin));
+            } catch (BrokenPluginException failure) {
+                LOG.warn("Plugin {} could not be loaded: {}", plugin, failure.getMessage());
+                broken.add(new BrokenPlugin(plugin, failure.getMessage()));
+            }
+        }
+        return new Loaded(layers, broken);
+    }
+
+    /** The plugins of {@code sources}, in a stable order. */
+    static List<Path> plugins(List<Path> sources) {
+        List<Path> plugins = new ArrayList<>();
+        for (Path source : sources) {
+            if (isJar(source)) {
+                plugins.add(source);
+            } else if (Files.isDirectory(source)) {
+                try (Stream<Path> children = Files.list(source)) {
+                    children.filter(child -> isJar(child) || Files.isDirectory(child)).sorted().forEach(plugins::add);
+                } catch (IOException unreadable) {
+                    LOG.warn("Plugin folder {} cannot be read: {}", source, unreadable.toString());
+                }
+            }
+        }
+        return plugins;
+    }
+
+    /** The layer of one plugin folder or jar, a child of the boot layer. */
+    static ModuleLayer layer(Path plugin) {
+        // A folder is searched as one, so two versions of one module in it are found and refused.
+        ModuleFinder finder = ModuleFinder.of(plugin);
+        Set<ModuleReference> modules;
+        try {
+            modules = finder.findAll();
+        } catch (FindException unreadable) {
+            throw new BrokenPluginException("its jars cannot be read as modules: " + rootMessage(unreadable)
+                    + "; each jar must be a module or a plain jar, and no two may hold the same module or package");
+        }
+        if (modules.isEmpty()) {
+            throw new BrokenPluginException("it holds no jar");
+        }
+        requireSharedOnly(modules);
+        Set<String> roots = modules.stream().map(module -> module.descriptor().name()).collect(Collectors.toSet());
+        ModuleLayer boot = ModuleLayer.boot();
+        try {
+            Configuration configuration = boot.configuration().resolve(finder, ModuleFinder.of(), roots);
+            return boot.defineModulesWithOneLoader(configuration, PluginFolders.class.getClassLoader());
+        } catch (FindException | ResolutionException | LayerInstantiationException conflict) {
+            throw new BrokenPluginException(rootMessage(conflict) + "; bundle every library the plugin needs in its"
+                    + " folder, once");
+        }
+    }
+
+    /** A plugin's own modules may require, of the platform, only what it shares. */
+    private static void requireSharedOnly(Set<ModuleReference> modules) {
+        Set<String> own = modules.stream().map(module -> module.descriptor().name()).collect(Collectors.toSet());
+        Set<String> platform = ModuleLayer.boot().modules().stream().map(Module::getName)
+                .filter(name -> !name.startsWith("java.") && !name.startsWith("jdk.")).collect(Collectors.toSet());
+        Set<String> borrowed = new TreeSet<>();
+        for (ModuleReference module : modules) {
+            for (ModuleDescriptor.Requires requires : module.descriptor().requires()) {
+                String name = requires.name();
+                if (!own.contains(name) && platform.contains(name) && !SHARED.contains(name)
+                        && !requires.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC)) {
+                    borrowed.add(module.descriptor().name() + " requires " + name);
+                }
+            }
+        }
+        if (!borrowed.isEmpty()) {
+            throw new BrokenPluginException(String.join(", ", borrowed) + ", which the platform does not share with"
+                    + " plugins (it shares " + new TreeSet<>(SHARED) + "); bundle it in the plugin's folder");
+        }
+    }
+
+    private static boolean isJar(Path path) {
+        return Files.isRegularFile(path) && path.getFileName().toString().endsWith(".jar");
+    }
+
+    private static String rootMessage(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.toString() : root.getMessage();
+    }
+
+    /** Why one plugin cannot be loaded; caught in {@link #load} and turned into a {@link BrokenPlugin}. */
+    private static final class BrokenPluginException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        BrokenPluginException(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package dev.egressproxies.registry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.egressproxies.api.Deadline;
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.registry.fixtures.Entries;
+import dev.egressproxies.registry.fixtures.PluginJarBuilder;
+import dev.egressproxies.registry.fixtures.PluginSources;
+import dev.egressproxies.registry.fixtures.TestProviderContext;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Plugins installed as folders: each loads into a module layer of its own whose only parent is the
+ * boot layer; one that cannot be loaded is reported with its folder, and only its entries fail.
+ */
+class PluginFoldersTest {
+    @TempDir
+    Path work;
+
+    @Test
+    void eachPluginFolderAndEachJarIsAPluginInALayerOfItsOwnOverTheBootLayer() throws IOException {
+        Path plugins = Files.createDirectories(work.resolve("plugins"));
+        Path alpha = Files.createDirectories(plugins.resolve("alpha"));
+        plugin("example.alpha", "AlphaFactory", "alpha", alpha, "alpha.jar");
+        plugin("example.beta", "BetaFactory", "beta", plugins, "beta.jar");
+
+        PluginCatalog catalog = PluginCatalog.discover(List.of(plugins, work.resolve("absent")));
+
+        assertThat(catalog.broken()).isEmpty();
+        Module alphaModule = catalog.find("alpha").orElseThrow().factory().getClass().getModule();
+        Module betaModule = catalog.find("beta").orElseThrow().factory().getClass().getModule();
+        assertThat(alphaModule.getLayer()).isNotSameAs(betaModule.getLayer()).isNotSameAs(ModuleLayer.boot());
+        assertThat(alphaModule.getLayer().parents()).containsExactly(ModuleLayer.boot());
+        assertThat(betaModule.getLayer().parents()).containsExactly(ModuleLayer.boot());
+        assertThat(PluginFolders.plugins(List.of(plugins))).containsExactly(alpha, plugins.resolve("beta.jar"));
+    }
+
+    @Test
+    void aFolderWithTwoVersionsOfOneModuleIsReportedAndOnlyItsEntriesFail() throws IOException {
+        Path plugins = Files.createDirectories(work.resolve("plugins"));
+        Path twin = Files.createDirectories(plugins.resolve("twin"));
+        plugin("example.twin", "TwinFactory", "twin", twin, "twin-1.jar");
+        plugin("example.twin", "TwinFactory", "twin", twin, "twin-2.jar");
+        plugin("example.beta", "BetaFactory", "beta", plugins, "beta.jar");
+
+        PluginCatalog catalog = PluginCatalog.discover(List.of(plugins));
+
+        assertThat(catalog.types()).contains("beta").doesNotContain("twin");
+        assertThat(catalog.broken()).singleElement().satisfies(broken -> {
+            assertThat(broken.location()).isEqualTo(twin);
+            assertThat(broken.problem()).contains("example.twin");
+        });
+        try (ProviderRegistry registry = ProviderRegistry.buildIsolatingFailures(catalog, entries("""
+                - name: twin-a
+                  type: twin
+                  greeting: hello
+                - name: beta-a
+                  type: beta
+                  greeting: hi
+                """), new TestProviderContext(work))) {
+            assertThat(registry.require("beta-a").provider()).hasToString("beta-a says hi");
+            ProviderException failure = catchThrowableOfType(ProviderException.class,
+                    () -> registry.require("twin-a").provider().listManaged(Deadline.none()));
+            assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
+            assertThat(failure.detail()).contains("no loaded plugin provides type 'twin'", twin.toString(),
+                    "example.twin");
+        }
+    }
+
+    private static List<JsonNode> entries(String yaml) {
+        List<JsonNode> entries = new ArrayList<>();
+        Entries.yaml(yaml).forEach(entries::add);
+        return entries;
+    }
+
+    private void plugin(String moduleName, String factoryClass, String type, Path folder, String jarName)
+            throws IOException {
+        Path jar = new PluginJarBuilder()
+                .source(moduleName + "/module-info.java",
+                        PluginSources.moduleInfo(moduleName, moduleName, factoryClass, true))
+                .source(moduleName + "/" + PluginSources.path(moduleName, factoryClass),
+                        PluginSources.factory(moduleName, factoryClass, type))
+                .build(Files.createDirectories(work.resolve("build-" + jarName)), jarName);
+        Files.copy(jar, folder.resolve(jarName));
+    }
+}
