@@ -9,16 +9,14 @@ import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
-import dev.egressproxies.conformance.Capability;
 import dev.egressproxies.conformance.ConformanceTarget;
 import dev.egressproxies.conformance.ProviderConformanceTest;
 import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.fake.FakeProvider;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * accepts every reference and reports it back as requested.
  */
 class OpenImageNamespaceConformanceTest extends ProviderConformanceTest {
-    private static final String ENTRY = "fake-conformance";
+    private static final String ENTRY = FakeProviderConformanceTest.ENTRY;
     private static final String IMAGE = "https://images.example.org/debian-12/disk.qcow2";
 
     @TempDir
@@ -39,17 +37,7 @@ class OpenImageNamespaceConformanceTest extends ProviderConformanceTest {
     protected ConformanceTarget createTarget() throws Exception {
         FakeProvider fake = ConfiguredProviders.provider("/conformance/fake.yaml", ENTRY, FakeProvider.class,
                 new TestProviderContext(stateDirectory));
-        return ConformanceTarget.builder(new AnyImage(fake), ENTRY)
-                .capabilities(EnumSet.complementOf(EnumSet.of(Capability.BUILDS_ANOTHER_ENTRY))
-                        .toArray(Capability[]::new))
-                .placement(new Placement("zone-a", "small", IMAGE))
-                .placement(new Placement("zone-b", "large", IMAGE))
-                .malformedId("not-a-fake-id")
-                .unknownId("zone-a/never-created")
-                .stateTimeout(Duration.ofSeconds(5))
-                .callTimeout(Duration.ofSeconds(10))
-                .harness(new FakeHarness(fake))
-                .build();
+        return FakeProviderConformanceTest.target(new AnyImage(fake), fake, IMAGE, Set.of());
     }
 
     /** The fake with any image reference: instances boot its one image and report the reference asked for. */

@@ -29,10 +29,9 @@ class PluginFoldersTest {
 
     @Test
     void eachPluginFolderAndEachJarIsAPluginInALayerOfItsOwnOverTheBootLayer() throws IOException {
-        Path plugins = Files.createDirectories(work.resolve("plugins"));
+        Path plugins = pluginsWithBeta();
         Path alpha = Files.createDirectories(plugins.resolve("alpha"));
         plugin("example.alpha", "AlphaFactory", "alpha", alpha, "alpha.jar");
-        plugin("example.beta", "BetaFactory", "beta", plugins, "beta.jar");
 
         PluginCatalog catalog = PluginCatalog.discover(List.of(plugins, work.resolve("absent")));
 
@@ -47,11 +46,10 @@ class PluginFoldersTest {
 
     @Test
     void aFolderWithTwoVersionsOfOneModuleIsReportedAndOnlyItsEntriesFail() throws IOException {
-        Path plugins = Files.createDirectories(work.resolve("plugins"));
+        Path plugins = pluginsWithBeta();
         Path twin = Files.createDirectories(plugins.resolve("twin"));
         plugin("example.twin", "TwinFactory", "twin", twin, "twin-1.jar");
         plugin("example.twin", "TwinFactory", "twin", twin, "twin-2.jar");
-        plugin("example.beta", "BetaFactory", "beta", plugins, "beta.jar");
 
         PluginCatalog catalog = PluginCatalog.discover(List.of(plugins));
 
@@ -75,6 +73,13 @@ class PluginFoldersTest {
             assertThat(failure.detail()).contains("no loaded plugin provides type 'twin'", twin.toString(),
                     "example.twin");
         }
+    }
+
+    /** A plugins folder holding the one-jar plugin of type {@code beta}. */
+    private Path pluginsWithBeta() throws IOException {
+        Path plugins = Files.createDirectories(work.resolve("plugins"));
+        plugin("example.beta", "BetaFactory", "beta", plugins, "beta.jar");
+        return plugins;
     }
 
     private static List<JsonNode> entries(String yaml) {

@@ -18,42 +18,19 @@ import java.util.function.Supplier;
  * method, and every host call (the pool asks a link for its adapter once per unit of work).
  */
 final class CountingDialer implements HostDialer {
-    private final HostDialer delegate;
+    private final HostDialer links;
     private final Map<String, LongAdder> calls = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> nanos = new ConcurrentHashMap<>();
     private final AtomicLong hostCalls = new AtomicLong();
     private final Counter counter = new Counter();
 
     CountingDialer(HostDialer delegate) {
-        this.delegate = delegate;
+        this.links = new InterceptingDialer(delegate, counter, hostCalls::incrementAndGet);
     }
 
     @Override
     public HostLink dial(HostEndpoint host, Call dial) {
-        HostLink link = delegate.dial(host, dial);
-        LibvirtHost counted = new InterceptedLibvirtHost(link.libvirt(), counter);
-        return new HostLink() {
-            @Override
-            public LibvirtHost libvirt() {
-                hostCalls.incrementAndGet();
-                return counted;
-            }
-
-            @Override
-            public boolean isAlive() {
-                return link.isAlive();
-            }
-
-            @Override
-            public void abort() {
-                link.abort();
-            }
-
-            @Override
-            public void close() {
-                link.close();
-            }
-        };
+        return links.dial(host, dial);
     }
 
     /** Forgets the counts so far. */

@@ -15,15 +15,22 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 final class InterceptingDialer implements HostDialer {
     private final HostDialer dialer;
     private final InterceptedLibvirtHost.Interceptor interceptor;
+    private final Runnable eachHostCall;
 
     InterceptingDialer(HostDialer dialer, InterceptedLibvirtHost.Interceptor interceptor) {
+        this(dialer, interceptor, () -> { });
+    }
+
+    /** Also runs {@code eachHostCall} whenever the pool takes a link's adapter: once per host call. */
+    InterceptingDialer(HostDialer dialer, InterceptedLibvirtHost.Interceptor interceptor, Runnable eachHostCall) {
         this.dialer = dialer;
         this.interceptor = interceptor;
+        this.eachHostCall = eachHostCall;
     }
 
     @Override
     public HostLink dial(HostEndpoint host, Call dial) {
-        return new InterceptedLink(dialer.dial(host, dial), interceptor);
+        return new InterceptedLink(dialer.dial(host, dial), interceptor, eachHostCall);
     }
 
     /** A link whose adapter is intercepted; the rest is the real link's. */
@@ -31,13 +38,17 @@ final class InterceptingDialer implements HostDialer {
         private final HostLink link;
         private final LibvirtHost libvirt;
 
-        InterceptedLink(HostLink link, InterceptedLibvirtHost.Interceptor interceptor) {
+        private final Runnable eachHostCall;
+
+        InterceptedLink(HostLink link, InterceptedLibvirtHost.Interceptor interceptor, Runnable eachHostCall) {
             this.link = link;
             this.libvirt = new InterceptedLibvirtHost(link.libvirt(), interceptor);
+            this.eachHostCall = eachHostCall;
         }
 
         @Override
         public LibvirtHost libvirt() {
+            eachHostCall.run();
             return libvirt;
         }
 
