@@ -3,7 +3,7 @@
  * {@code provider-api} alone and registered only through
  * {@code META-INF/services/dev.egressproxies.api.spi.ProviderFactory}.
  *
- * <p>It lives in the test sources of {@code it-tests} to prove that a new backend needs no change
+ * <p>It is a project of its own ({@code examples/plugin}) to prove that a new backend needs no change
  * anywhere else in the tree: a configuration entry of {@code type: example} selects it through
  * the registry, and the conformance suite checks it like any other backend.
  */
