@@ -37,7 +37,7 @@ class DedicatedConnectionTest {
     }
 
     @Test
-    void theBaseIsCreatedAndUploadedOverItsOwnConnectionAndTheMarkerOverThePooledOne() {
+    void theBaseIsCreatedAndUploadedOverItsOwnConnectionAndTheMarkerOverThePooledOne() throws InterruptedException {
         fixture.create("proxy-1");
 
         assertThat(fixture.dialer.dialled()).containsExactly("host-1#1", "host-1#2");
@@ -45,7 +45,7 @@ class DedicatedConnectionTest {
                 .containsExactly("host-1#2:lookupPool", "host-1#2:createVolume", "host-1#2:uploadVolume");
         assertThat(fixture.host.linkCalls()).containsSubsequence("host-1#2:uploadVolume", "host-1#1:refreshPool",
                 "host-1#1:createVolume", "host-1#1:uploadVolume");
-        assertThat(fixture.dialer.closed()).as("the transfer's connection is closed after it").containsExactly(
+        assertThat(fixture.dialer.awaitClosed(1)).as("the transfer's connection is closed after it").containsExactly(
                 "host-1#2");
         assertThat(fixture.volumes()).contains(fixture.baseVolume, fixture.marker);
     }
