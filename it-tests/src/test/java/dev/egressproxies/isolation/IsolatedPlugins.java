@@ -122,7 +122,7 @@ public final class IsolatedPlugins {
     private static void compileAndPack(Kind kind, Path modulePath, Path jar) throws IOException {
         Path sources = Files.createTempDirectory(modulePath.getParent(), kind.type + "-sources");
         Path pkg = Files.createDirectories(sources.resolve(kind.packageName.replace('.', '/')));
-        write(sources.resolve("module-info.java"), "module " + kind.packageName + " {\n"
+        Files.writeString(sources.resolve("module-info.java"), "module " + kind.packageName + " {\n"
                 + "    requires dev.egressproxies.api;\n    requires " + kind.requires + ";\n"
                 + "    provides dev.egressproxies.api.spi.ProviderFactory with " + kind.packageName + ".Factory;\n"
                 + "    opens " + kind.packageName + ";\n}\n");
@@ -130,7 +130,7 @@ public final class IsolatedPlugins {
         Path classes = sources.resolve("classes");
         // Registered both ways, like any plugin: as a module, and through its services file on a class path.
         Path services = Files.createDirectories(classes.resolve("META-INF/services"));
-        write(services.resolve("dev.egressproxies.api.spi.ProviderFactory"), kind.packageName + ".Factory\n");
+        Files.writeString(services.resolve("dev.egressproxies.api.spi.ProviderFactory"), kind.packageName + ".Factory\n");
         List<String> javac = new ArrayList<>(List.of(tool("javac"), "--release", "17", "-d", classes.toString(),
                 "--module-path", modulePath.toString()));
         try (Stream<Path> files = Files.walk(sources)) {
@@ -149,10 +149,6 @@ public final class IsolatedPlugins {
 
     private static String tool(String name) {
         return Path.of(System.getProperty("java.home"), "bin", name).toString();
-    }
-
-    private static void write(Path file, String text) throws IOException {
-        Files.writeString(file, text);
     }
 
     /** Runs a JDK tool. */

@@ -43,10 +43,8 @@ public final class PluginCatalog {
      *                                  class path is broken
      */
     public static PluginCatalog discover(List<Path> pluginSources) {
-        PluginCatalog platform = discover();
+        List<ProviderFactory<?>> factories = platformFactories();
         PluginFolders.Loaded loaded = PluginFolders.load(pluginSources);
-        List<ProviderFactory<?>> factories = new ArrayList<>();
-        platform.pluginsByType.values().forEach(plugin -> factories.add(plugin.factory()));
         List<BrokenPlugin> broken = new ArrayList<>(loaded.broken());
         for (Map.Entry<Path, ModuleLayer> plugin : loaded.layers().entrySet()) {
             try {
@@ -71,13 +69,18 @@ public final class PluginCatalog {
      * @throws PluginDiscoveryException when a plugin is broken or two plugins provide one type
      */
     public static PluginCatalog discover() {
+        return of(platformFactories());
+    }
+
+    /** The factories in the boot layer and those the context class loader sees. */
+    private static List<ProviderFactory<?>> platformFactories() {
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
         if (loader == null) {
             loader = PluginCatalog.class.getClassLoader();
         }
         List<ProviderFactory<?>> factories = new ArrayList<>(PluginDiscovery.inLayer(ModuleLayer.boot()));
         factories.addAll(PluginDiscovery.inClassLoader(loader));
-        return of(factories);
+        return factories;
     }
 
     /**

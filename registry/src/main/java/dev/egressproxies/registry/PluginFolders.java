@@ -36,6 +36,9 @@ public final class PluginFolders {
     public static final Set<String> SHARED = Set.of("dev.egressproxies.api", "io.opentelemetry.api",
             "io.opentelemetry.context", "io.opentelemetry.common", "org.slf4j");
     private static final Logger LOG = LoggerFactory.getLogger(PluginFolders.class);
+    /** The platform's own modules in the boot layer, the JDK's left out. */
+    private static final Set<String> PLATFORM = ModuleLayer.boot().modules().stream().map(Module::getName)
+            .filter(name -> !name.startsWith("java.") && !name.startsWith("jdk.")).collect(Collectors.toSet());
 
     private PluginFolders() {
     }
@@ -114,13 +117,11 @@ public final class PluginFolders {
     /** A plugin's own modules may require, of the platform, only what it shares. */
     private static void requireSharedOnly(Set<ModuleReference> modules) {
         Set<String> own = modules.stream().map(module -> module.descriptor().name()).collect(Collectors.toSet());
-        Set<String> platform = ModuleLayer.boot().modules().stream().map(Module::getName)
-                .filter(name -> !name.startsWith("java.") && !name.startsWith("jdk.")).collect(Collectors.toSet());
         Set<String> borrowed = new TreeSet<>();
         for (ModuleReference module : modules) {
             for (ModuleDescriptor.Requires requires : module.descriptor().requires()) {
                 String name = requires.name();
-                if (!own.contains(name) && platform.contains(name) && !SHARED.contains(name)
+                if (!own.contains(name) && PLATFORM.contains(name) && !SHARED.contains(name)
                         && !requires.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC)) {
                     borrowed.add(module.descriptor().name() + " requires " + name);
                 }

@@ -143,11 +143,11 @@ public final class HostPool implements AutoCloseable {
         if (bounded != call && !call.deadline().isExpired()) {
             Duration limit = budget.orElseThrow();
             String shown = limit.toMillis() % 1000 == 0 ? limit.toSeconds() + "s" : limit.toMillis() + "ms";
-            return call.transientFailure("host '" + host.name() + "' (" + host.destination() + ") did not finish the"
+            return call.transientFailure(where(host) + " did not finish the"
                     + " call within its budget of " + shown + " (rpcBudget): " + what + "; retry, and if it repeats"
                     + " look at libvirtd there", null);
         }
-        return call.deadlineExceeded("waiting for host '" + host.name() + "' (" + host.destination() + "): " + what,
+        return call.deadlineExceeded("waiting for " + where(host) + ": " + what,
                 null);
     }
 
@@ -167,9 +167,8 @@ public final class HostPool implements AutoCloseable {
         if (failure instanceof LibvirtException broken) {
             return libvirtFailure(broken, host, call);
         }
-        return call.transientFailure("unexpected failure while talking to host '" + host.name() + "' ("
-                + host.destination() + "): " + failure + "; the link was closed and the next call reconnects; retry,"
-                + " and report it if it repeats", failure);
+        return call.transientFailure("unexpected failure while talking to " + where(host) + ": " + failure
+                + "; the link was closed and the next call reconnects; retry, and report it if it repeats", failure);
     }
 
     /** libvirt's answer as the contract's error: NOT_FOUND is for get only (elsewhere a vanishing domain is a race). */
@@ -318,7 +317,7 @@ public final class HostPool implements AutoCloseable {
 
     /** A failure of its own for each waiter of a dial, in the waiter's call. */
     private static RuntimeException dialFailure(Throwable failure, HostSettings host, Call call) {
-        String where = "host '" + host.name() + "' (" + host.destination() + ")";
+        String where = where(host);
         if (failure instanceof IllegalStateException closing) {
             return closing;
         }
@@ -331,6 +330,11 @@ public final class HostPool implements AutoCloseable {
                 : "connecting failed: " + failure;
         return call.transientFailure(where + " could not be reached or the connection broke: " + said
                 + "; retry, and if it persists check that sshd and libvirtd run there", failure);
+    }
+
+    /** How messages name a host: {@code host 'NAME' (USER@ADDRESS:PORT)}. */
+    private static String where(HostSettings host) {
+        return "host '" + host.name() + "' (" + host.destination() + ")";
     }
 
     /** Cuts a failed link and releases it; it is useless either way, so failures here are not the caller's. */
