@@ -9,4 +9,5 @@ module dev.egressproxies.api {
 
     exports dev.egressproxies.api;
     exports dev.egressproxies.api.spi;
+    exports dev.egressproxies.api.conformance;
 }

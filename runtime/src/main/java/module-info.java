@@ -15,6 +15,8 @@ module dev.egressproxies.runtime {
     requires io.opentelemetry.sdk;
     requires io.opentelemetry.sdk.autoconfigure;
     requires org.slf4j;
+    // Only 'egressctl conformance' uses the suite; the launcher adds lib/conformance for it alone.
+    requires static dev.egressproxies.conformance;
 
     exports dev.egressproxies.runtime;
     exports dev.egressproxies.runtime.cli;

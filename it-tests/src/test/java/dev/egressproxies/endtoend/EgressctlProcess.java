@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,12 +18,13 @@ import java.util.concurrent.TimeUnit;
  * end-to-end tests of other packages, such as the KVM ones next to their stack's helpers.
  */
 public final class EgressctlProcess {
-    private static final long TIMEOUT_SECONDS = 60;
+    private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
 
     private final Path launcher;
     private final Path home;
     private final Path workingDirectory;
     private final Map<String, String> environment = new HashMap<>();
+    private Duration timeout = DEFAULT_TIMEOUT;
 
     public EgressctlProcess(Path home, Path workingDirectory) {
         this(distribution().resolve("bin/egressctl"), home, workingDirectory);
@@ -53,6 +55,12 @@ public final class EgressctlProcess {
         return this;
     }
 
+    /** Lets every later run take up to {@code limit} (60 seconds unless set) before it counts as hung. */
+    public EgressctlProcess withTimeout(Duration limit) {
+        this.timeout = limit;
+        return this;
+    }
+
     /** Runs one command line and waits for it. */
     public Result run(String... arguments) {
         return start(arguments).await();
@@ -78,20 +86,20 @@ public final class EgressctlProcess {
             Path err = Files.createTempFile(home, "err", ".txt");
             Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile())
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
-            return new Running(process, out, err, String.join(" ", arguments));
+            return new Running(process, out, err, String.join(" ", arguments), timeout);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
     /** A started command line. */
-    public record Running(Process process, Path out, Path err, String commandLine) {
+    public record Running(Process process, Path out, Path err, String commandLine, Duration timeout) {
         /** Waits for the command line to finish. */
         public Result await() {
             try {
-                if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                     process.destroyForcibly();
-                    throw new AssertionError("egressctl " + commandLine + " did not finish in " + TIMEOUT_SECONDS + " s");
+                    throw new AssertionError("egressctl " + commandLine + " did not finish in " + timeout);
                 }
                 return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
                         Files.readString(err, StandardCharsets.UTF_8), commandLine);

@@ -43,7 +43,12 @@ class ReleaseArchiveEndToEndTest {
         // The package-time archive fits only the build's folder; the class list travels instead.
         assertThat(unpacked.resolve("lib/egressctl.jsa")).doesNotExist();
         assertThat(unpacked.resolve("lib/cds-classes.txt")).content().contains("org/apache/sshd/");
-        assertThat(unpacked.resolve("notices/THIRD-PARTY.txt")).content().contains("sshd-osgi").contains("picocli");
+        assertThat(unpacked.resolve("notices/THIRD-PARTY.txt")).content().contains("sshd-osgi").contains("picocli")
+                .contains("conformance/ junit-jupiter-engine");
+        // The suite and JUnit, for 'egressctl conformance' alone, stay off the platform's module path.
+        assertThat(unpacked.resolve("lib/conformance")).isDirectoryContaining("glob:**/conformance-kit-*.jar")
+                .isDirectoryContaining("glob:**/junit-platform-launcher-*.jar");
+        assertThat(unpacked.resolve("lib")).isDirectoryNotContaining("glob:**/junit-*.jar");
         assertThat(unpacked.resolve("examples/kvm2.yaml")).isRegularFile();
         // kvm and kvm2 share one plugin (one module layer): see docs/plugins.md.
         Map<String, String> folders = Map.of("fake", "fake", "kvm", "kvm", "kvm2", "kvm");
@@ -96,6 +101,10 @@ class ReleaseArchiveEndToEndTest {
         EgressctlProcess.Result deleted = egressctl.run("delete", id);
         assertThat(deleted.exitCode()).as(deleted.toString()).isZero();
         assertThat(json(egressctl.run("list", "-o", "json"))).isEmpty();
+
+        JsonNode certified = json(egressctl.run("conformance", "lab", "-o", "json"));
+        assertThat(certified.get("failed").asInt()).as(certified.toString()).isZero();
+        assertThat(certified.get("passed").asInt()).isEqualTo(certified.get("cases").size());
     }
 
     /** Waits up to a minute for exactly one finished archive in {@code cache}. */

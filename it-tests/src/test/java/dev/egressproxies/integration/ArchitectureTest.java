@@ -102,6 +102,15 @@ class ArchitectureTest {
                     + " provider-api and their own backend");
 
     @ArchTest
+    static final ArchRule onlyTheConformanceRunOfTheRuntimeNamesTheSuite = noClasses()
+            .that().resideInAPackage(RUNTIME)
+            .and().haveNameNotMatching("dev\\.egressproxies\\.runtime\\.cli\\.EntryConformanceRun(\\$.*)?")
+            .should().dependOnClassesThat().resideInAPackage(CONFORMANCE)
+            .because("the suite and JUnit are on the module path only for 'egressctl conformance' (lib/conformance),"
+                    + " and picocli reflects on the methods of every command class: another runtime class naming"
+                    + " them would break every other command");
+
+    @ArchTest
     static final ArchRule noPackageCycles = slices()
             .matching("dev.egressproxies.(**)")
             .should().beFreeOfCycles()

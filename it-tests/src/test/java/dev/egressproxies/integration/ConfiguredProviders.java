@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.egressproxies.api.Provider;
+import dev.egressproxies.api.conformance.ConformanceProfile;
 import dev.egressproxies.api.spi.ProviderContext;
+import dev.egressproxies.conformance.ConformanceTarget;
 import dev.egressproxies.registry.PluginCatalog;
 import dev.egressproxies.registry.ProviderRegistry;
 import java.io.FileNotFoundException;
@@ -56,6 +58,20 @@ public final class ConfiguredProviders {
     public static <P extends Provider> P providerFromYaml(String yaml, PluginCatalog catalog, String entry,
                                                           Class<P> type, ProviderContext context) throws IOException {
         return provider(YAML.readTree(yaml), catalog, "the test's configuration", entry, type, context);
+    }
+
+    /**
+     * A conformance target of one entry of a configuration resource, described by the profile its
+     * plugin declares ({@link ProviderRegistry#conformanceProfile}), as {@code egressctl
+     * conformance} describes it.
+     */
+    public static ConformanceTarget.Builder target(String resource, String entry, ProviderContext context)
+            throws IOException {
+        ProviderRegistry registry = ProviderRegistry.build(PluginCatalog.discover(),
+                read(resource).get(ProviderRegistry.DEFAULT_CONFIG_PATH), context);
+        ConformanceProfile profile = registry.conformanceProfile(entry).orElseThrow(() -> new IllegalStateException(
+                "the plugin of entry '" + entry + "' of " + resource + " declares no conformance profile"));
+        return ConformanceTarget.builder(registry.require(entry).provider(), entry).profile(profile);
     }
 
     private static <P extends Provider> P provider(JsonNode config, PluginCatalog catalog, String source,

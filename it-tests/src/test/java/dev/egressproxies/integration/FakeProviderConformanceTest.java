@@ -2,10 +2,11 @@ package dev.egressproxies.integration;
 
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.Provider;
-import dev.egressproxies.conformance.Capability;
+import dev.egressproxies.api.conformance.Capability;
 import dev.egressproxies.conformance.ConformanceTarget;
 import dev.egressproxies.conformance.ProviderConformanceTest;
 import dev.egressproxies.conformance.TestProviderContext;
+import dev.egressproxies.fake.FakeConformanceHarness;
 import dev.egressproxies.fake.FakeProvider;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,7 +51,7 @@ class FakeProviderConformanceTest extends ProviderConformanceTest {
                 .unknownId("zone-a/never-created")
                 .stateTimeout(Duration.ofSeconds(5))
                 .callTimeout(Duration.ofSeconds(10))
-                .harness(new FakeHarness(fake))
+                .harness(new FakeConformanceHarness(fake, null))
                 .build();
     }
 }

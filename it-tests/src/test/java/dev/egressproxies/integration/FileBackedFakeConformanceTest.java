@@ -1,11 +1,12 @@
 package dev.egressproxies.integration;
 
-import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.api.Placement;
-import dev.egressproxies.conformance.Capability;
-import dev.egressproxies.conformance.ConformanceHarness;
+import dev.egressproxies.api.conformance.Capability;
+import dev.egressproxies.api.conformance.ConformanceHarness;
 import dev.egressproxies.conformance.ConformanceTarget;
 import dev.egressproxies.conformance.ProviderConformanceTest;
+import dev.egressproxies.conformance.TestProviderContext;
+import dev.egressproxies.fake.FakeConformanceHarness;
 import dev.egressproxies.fake.FakeProvider;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -43,7 +44,7 @@ class FileBackedFakeConformanceTest extends ProviderConformanceTest {
                 // Without REACHES_RUNNING this is how long the suite watches an instance not boot.
                 .stateTimeout(Duration.ofSeconds(1))
                 .callTimeout(Duration.ofSeconds(10))
-                .harness(new FakeHarness(fake, () -> otherEntry(context)))
+                .harness(new FakeConformanceHarness(fake, () -> otherEntry(context)))
                 .build();
     }
 

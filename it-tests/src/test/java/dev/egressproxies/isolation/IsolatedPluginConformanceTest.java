@@ -2,7 +2,7 @@ package dev.egressproxies.isolation;
 
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.Provider;
-import dev.egressproxies.conformance.Capability;
+import dev.egressproxies.api.conformance.Capability;
 import dev.egressproxies.conformance.ConformanceTarget;
 import dev.egressproxies.conformance.ProviderConformanceTest;
 import dev.egressproxies.conformance.TestProviderContext;

@@ -88,6 +88,30 @@ class PluginIsolationEndToEndTest {
         assertThat(refused.err()).contains(IsolatedPlugins.folder().resolve("broken").toString(), "com.google.common");
     }
 
+    /**
+     * The isolated plugins declare no conformance profile: {@code egressctl conformance} runs the
+     * suite on what the command line declares, without hooks, and says what is missing when the
+     * placements are not given.
+     */
+    @Test
+    void eachPluginPassesEgressctlConformanceWithWhatTheCommandLineDeclares() throws IOException {
+        for (IsolatedPlugins.Kind kind : WORKING) {
+            EgressctlProcess.Result run = egressctl.run("conformance", kind.type() + "-1", "--placement",
+                    "lab/tiny/alpine", "--unknown-id", "i-0000000000000000", "--malformed-id", "lab/not-an-id",
+                    "--capability", "REACHES_RUNNING", "--state-timeout", "5s", "-o", "json");
+            JsonNode document = json(run, 0);
+            assertThat(document.get("failed").asInt()).as(run.toString()).isZero();
+            assertThat(document.get("passed").asInt()).isEqualTo(document.get("cases").size()).isGreaterThanOrEqualTo(62);
+        }
+        EgressctlProcess.Result refused = egressctl.run("conformance", "guava-old-1");
+        assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(2);
+        assertThat(refused.err()).contains("proposes no placements", "--placement ZONE/MACHINE-TYPE/IMAGE");
+        EgressctlProcess.Result noHook = egressctl.run("conformance", "guava-old-1", "--placement", "lab/tiny/alpine",
+                "--unknown-id", "i-0000000000000000", "--capability", "STOPS_INSTANCES");
+        assertThat(noHook.exitCode()).as(noHook.toString()).isEqualTo(2);
+        assertThat(noHook.err()).contains("STOPS_INSTANCES needs a hook");
+    }
+
     private String idOf(IsolatedPlugins.Kind kind) throws IOException {
         EgressctlProcess.Result listed = egressctl.run("list", "--provider", kind.type() + "-1", "-o", "json");
         return json(listed, 0).get(0).get("id").asText();

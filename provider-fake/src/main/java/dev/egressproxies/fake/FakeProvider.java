@@ -229,6 +229,21 @@ public final class FakeProvider implements Provider {
     }
 
     /**
+     * Removes an instance that {@link #addUnmanaged} added; does nothing when it is gone already.
+     *
+     * @throws IllegalArgumentException when the instance is one this platform created
+     */
+    public void removeUnmanaged(String id) {
+        store.update(hookCall(id), instances -> {
+            StoredInstance stored = instances.get(id);
+            if (stored != null && stored.managed()) {
+                throw new IllegalArgumentException("instance '" + id + "' was created by egress-proxies: delete it");
+            }
+            return instances.remove(id);
+        });
+    }
+
+    /**
      * Stops the instance, as a crash or an operator would; get then reports it STOPPED, and only a
      * create starts it again.
      *

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.spi.ProviderFactory;
+import dev.egressproxies.conformance.TestProviderContext;
 import java.lang.module.ModuleDescriptor;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -37,7 +38,7 @@ class FakeProviderFactoryTest {
     @Test
     void buildsAFakeProviderThatTestsCanCastTo() {
         Provider provider = factory.create("entry", FakeConfig.defaults(),
-                new TestProviderContext(new ManualClock(START), Path.of("unused")));
+                new TestProviderContext(Path.of("unused"), new ManualClock(START)));
 
         assertThat(provider).isInstanceOf(FakeProvider.class);
         assertThat(provider.toString()).contains("entry", "memory");
@@ -46,7 +47,7 @@ class FakeProviderFactoryTest {
     @Test
     void absentSettingsMeanTheDefaults() {
         FakeProvider provider = factory.create(TestProviders.ENTRY, null,
-                new TestProviderContext(new ManualClock(START), Path.of("unused")));
+                new TestProviderContext(Path.of("unused"), new ManualClock(START)));
 
         assertThat(provider.create(request("proxy-1"), deadline())).isEqualTo("zone-a/proxy-1");
     }

@@ -3,6 +3,7 @@ package dev.egressproxies.fake;
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Placement;
+import dev.egressproxies.conformance.TestProviderContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -28,7 +29,7 @@ public final class StateFileWorker {
         String entry = arguments[4];
 
         FakeProvider provider = new FakeProviderFactory().create(entry,
-                FakeConfig.defaults().withStateFile(stateFile), new TestProviderContext(Clock.systemUTC(), signals));
+                FakeConfig.defaults().withStateFile(stateFile), new TestProviderContext(signals));
         Files.createFile(signals.resolve("ready-" + worker));
         long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!Files.exists(signals.resolve("go"))) {

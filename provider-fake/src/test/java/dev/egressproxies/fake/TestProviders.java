@@ -9,6 +9,7 @@ import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.conformance.TestProviderContext;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,7 +32,7 @@ final class TestProviders {
 
     /** A provider of the entry named {@code entry} built by the factory from {@code config}, on {@code clock}. */
     static FakeProvider build(String entry, FakeConfig config, ManualClock clock, Path stateDirectory) {
-        return new FakeProviderFactory().create(entry, config, new TestProviderContext(clock, stateDirectory));
+        return new FakeProviderFactory().create(entry, config, new TestProviderContext(stateDirectory, clock));
     }
 
     /** An in-memory provider with the default configuration on a clock that starts at {@link #START}. */

@@ -92,6 +92,11 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
     }
 
     @Override
+    public List<String> imageNames() {
+        return List.copyOf(config.images().keySet());
+    }
+
+    @Override
     public Optional<String> markerOfBase(String volume) {
         return BaseVolumeNames.isBase(volume) ? Optional.of(BaseVolumeNames.marker(volume)) : Optional.empty();
     }

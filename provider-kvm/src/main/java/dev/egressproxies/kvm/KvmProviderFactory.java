@@ -17,7 +17,7 @@ public final class KvmProviderFactory extends EngineFactory<KvmConfig, KvmProvid
 
     /** A factory whose providers reach their hosts through what {@code dialers} makes; for tests. */
     KvmProviderFactory(Dialers<KvmConfig> dialers) {
-        super(TYPE, KvmConfig.class, "hosts, machineTypes, images, sshKeyFile and knownHostsFile",
+        super(TYPE, KvmConfig.class, "hosts, machineTypes, images, sshKeyFile and knownHostsFile", true,
                 (entry, config, context) -> new KvmProvider(entry, config, context,
                         dialers.dialer(entry, config, context)));
     }

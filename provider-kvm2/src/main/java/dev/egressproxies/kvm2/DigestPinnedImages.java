@@ -107,6 +107,11 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     }
 
     @Override
+    public List<String> imageNames() {
+        return List.copyOf(catalogue.entries().keySet());
+    }
+
+    @Override
     public Optional<String> markerOfBase(String volume) {
         return catalogue.isBaseVolume(volume) ? Optional.of(BaseVolumeNames.marker(volume)) : Optional.empty();
     }

@@ -15,7 +15,7 @@ public final class Kvm2ProviderFactory extends EngineFactory<Kvm2Config, Kvm2Pro
 
     /** A factory whose providers reach their hosts through {@code dialers}; for tests. */
     Kvm2ProviderFactory(Dialers<Kvm2Config> dialers) {
-        super(TYPE, Kvm2Config.class, "hosts, machineTypes, sshKeyFile and knownHostsFile",
+        super(TYPE, Kvm2Config.class, "hosts, machineTypes, sshKeyFile and knownHostsFile", false,
                 (entry, config, context) -> new Kvm2Provider(entry, config, context,
                         dialers.dialer(entry, config, context)));
     }

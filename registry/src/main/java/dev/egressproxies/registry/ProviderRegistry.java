@@ -2,7 +2,9 @@ package dev.egressproxies.registry;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.egressproxies.api.Provider;
+import dev.egressproxies.api.conformance.ConformanceProfile;
 import dev.egressproxies.api.spi.ProviderContext;
+import dev.egressproxies.api.spi.ProviderFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,14 +39,21 @@ public final class ProviderRegistry implements AutoCloseable {
     private final PluginCatalog catalog;
     private final List<ProviderEntry> entries;
     private final Map<String, ProviderEntry> entriesByName;
+    private final Map<String, ProviderBuilder.BoundEntry> boundByName;
+    private final ProviderContext context;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private ProviderRegistry(PluginCatalog catalog, List<ProviderEntry> entries) {
+    private ProviderRegistry(PluginCatalog catalog, List<ProviderBuilder.BoundEntry> bound, List<ProviderEntry> entries,
+                             ProviderContext context) {
         this.catalog = catalog;
         this.entries = List.copyOf(entries);
+        this.context = context;
         Map<String, ProviderEntry> byName = new LinkedHashMap<>();
         entries.forEach(entry -> byName.put(entry.name(), entry));
         this.entriesByName = Map.copyOf(byName);
+        Map<String, ProviderBuilder.BoundEntry> boundEntries = new LinkedHashMap<>();
+        bound.forEach(entry -> boundEntries.put(entry.entry().name(), entry));
+        this.boundByName = Map.copyOf(boundEntries);
     }
 
     /**
@@ -92,7 +101,8 @@ public final class ProviderRegistry implements AutoCloseable {
         Objects.requireNonNull(configPath, "configPath");
         Objects.requireNonNull(entries, "entries");
         Objects.requireNonNull(context, "context");
-        return new ProviderRegistry(catalog, ProviderBuilder.buildAll(bind(catalog, configPath, entries), context));
+        List<ProviderBuilder.BoundEntry> bound = bind(catalog, configPath, entries);
+        return new ProviderRegistry(catalog, bound, ProviderBuilder.buildAll(bound, context), context);
     }
 
     private static List<ProviderBuilder.BoundEntry> bind(PluginCatalog catalog, String configPath,
@@ -125,7 +135,8 @@ public final class ProviderRegistry implements AutoCloseable {
         Objects.requireNonNull(catalog, "catalog");
         Objects.requireNonNull(entries, "entries");
         Objects.requireNonNull(context, "context");
-        return new ProviderRegistry(catalog, ProviderBuilder.buildEach(bind(catalog, DEFAULT_CONFIG_PATH, entries), context));
+        List<ProviderBuilder.BoundEntry> bound = bind(catalog, DEFAULT_CONFIG_PATH, entries);
+        return new ProviderRegistry(catalog, bound, ProviderBuilder.buildEach(bound, context), context);
     }
 
     /** The entries, in configuration order. */
@@ -152,6 +163,28 @@ public final class ProviderRegistry implements AutoCloseable {
     /** The provider of the entry with this name, if configured. */
     public Optional<Provider> provider(String name) {
         return find(name).map(ProviderEntry::provider);
+    }
+
+    /**
+     * How {@code egressctl conformance} checks the entry, as its plugin declares it through
+     * {@link ProviderFactory#conformanceProfile}; empty when the plugin declares nothing, or the
+     * entry could not be built.
+     *
+     * @throws NoSuchElementException when no entry has that name
+     */
+    public Optional<ConformanceProfile> conformanceProfile(String name) {
+        ProviderEntry entry = require(name);
+        ProviderBuilder.BoundEntry bound = boundByName.get(name);
+        if (entry.provider() instanceof UnavailableProvider) {
+            return Optional.empty();
+        }
+        return profile(bound.entry().plugin().factory(), name, bound.config(), entry.provider(), context);
+    }
+
+    // The config is the instance the binder made from factory.configType(), so the cast holds.
+    private static <C> Optional<ConformanceProfile> profile(ProviderFactory<C> factory, String name, Object config,
+                                                            Provider provider, ProviderContext context) {
+        return factory.conformanceProfile(name, factory.configType().cast(config), provider, context);
     }
 
     /** The entry names, in configuration order. */

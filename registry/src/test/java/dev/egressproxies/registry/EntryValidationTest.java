@@ -5,10 +5,10 @@ import static dev.egressproxies.registry.RegistryTestSupport.assertRejected;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.registry.fixtures.Entries;
 import dev.egressproxies.registry.fixtures.GreetingFactory;
 import dev.egressproxies.registry.fixtures.HostsFactory;
-import dev.egressproxies.registry.fixtures.TestProviderContext;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 

@@ -3,10 +3,10 @@ package dev.egressproxies.registry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.registry.fixtures.Entries;
 import dev.egressproxies.registry.fixtures.PluginJarBuilder;
 import dev.egressproxies.registry.fixtures.PluginSources;
-import dev.egressproxies.registry.fixtures.TestProviderContext;
 import java.io.IOException;
 import java.lang.module.Configuration;
 import java.lang.module.ModuleFinder;

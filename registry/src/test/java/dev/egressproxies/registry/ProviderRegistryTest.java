@@ -9,16 +9,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.api.conformance.ConformanceProfile;
 import dev.egressproxies.api.spi.ProviderContext;
 import dev.egressproxies.api.spi.ProviderFactory;
+import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.registry.fixtures.Entries;
 import dev.egressproxies.registry.fixtures.FailingFactory;
 import dev.egressproxies.registry.fixtures.GreetingFactory;
 import dev.egressproxies.registry.fixtures.HostsFactory;
 import dev.egressproxies.registry.fixtures.RecordingProvider;
-import dev.egressproxies.registry.fixtures.TestProviderContext;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,6 +56,19 @@ class ProviderRegistryTest {
             assertThat(first.pluginLocation()).startsWith("module dev.egressproxies.registry");
             assertThat(first.provider()).isSameAs(hosts.built().get(0));
             assertThat(hosts.built().get(0).entryName()).isEqualTo("kvm-a");
+        }
+    }
+
+    @Test
+    void givesThePluginsConformanceProfileOfAnEntryFromItsSettingsAndProvider() {
+        try (ProviderRegistry registry = build(catalog, TWO_ENTRIES)) {
+            ConformanceProfile profile = registry.conformanceProfile("greet").orElseThrow();
+            assertThat(profile.placements()).containsExactly(new Placement("", "small", "hi"));
+            assertThat(profile.malformedId()).isEqualTo("greet!");
+            assertThat(greetings.profiled()).containsExactly(greetings.built().get(0));
+            assertThat(registry.conformanceProfile("kvm-a")).as("a plugin that declares none").isEmpty();
+            assertThatThrownBy(() -> registry.conformanceProfile("nope")).isInstanceOf(NoSuchElementException.class)
+                    .hasMessageContaining("no provider entry named 'nope'");
         }
     }
 
@@ -231,6 +246,7 @@ class ProviderRegistryTest {
                     });
             assertThat(broken.preflight(Deadline.after(Duration.ofSeconds(1))))
                     .singleElement().satisfies(check -> assertThat(check.passed()).isFalse());
+            assertThat(registry.conformanceProfile("broken")).as("an entry that was not built has none").isEmpty();
         }
     }
 

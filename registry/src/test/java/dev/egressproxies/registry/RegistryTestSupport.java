@@ -2,8 +2,8 @@ package dev.egressproxies.registry;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.egressproxies.conformance.TestProviderContext;
 import dev.egressproxies.registry.fixtures.Entries;
-import dev.egressproxies.registry.fixtures.TestProviderContext;
 import java.nio.file.Path;
 import org.assertj.core.api.AbstractThrowableAssert;
 import org.assertj.core.api.ObjectAssert;

@@ -2,11 +2,11 @@ package dev.egressproxies.integration.kvm;
 
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.Provider;
-import dev.egressproxies.conformance.Capability;
-import dev.egressproxies.conformance.ConformanceHarness;
+import dev.egressproxies.api.conformance.Capability;
+import dev.egressproxies.api.conformance.ConformanceHarness;
 import dev.egressproxies.conformance.ConformanceTarget;
-import dev.egressproxies.integration.ConfiguredProviders;
 import dev.egressproxies.conformance.TestProviderContext;
+import dev.egressproxies.integration.ConfiguredProviders;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -2,7 +2,7 @@ package dev.egressproxies.integration.kvm;
 
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
-import dev.egressproxies.conformance.ConformanceHarness;
+import dev.egressproxies.api.conformance.ConformanceHarness;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import dev.egressproxies.kvm.common.teststack.Virsh;
 import java.io.IOException;

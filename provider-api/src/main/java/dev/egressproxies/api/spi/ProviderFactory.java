@@ -1,6 +1,8 @@
 package dev.egressproxies.api.spi;
 
 import dev.egressproxies.api.Provider;
+import dev.egressproxies.api.conformance.ConformanceProfile;
+import java.util.Optional;
 
 /**
  * A plugin's entry point: it names a backend type, declares the configuration record an entry of
@@ -41,6 +43,23 @@ public interface ProviderFactory<C> {
      *                                                 entry cannot work
      */
     Provider create(String entryName, C config, ProviderContext context);
+
+    /**
+     * How {@code egressctl conformance} checks an entry this factory built: its capabilities,
+     * placements, example IDs and hooks. Empty (the default) leaves it to the command line: the
+     * operator names placements and IDs, and the suite runs without hooks, asserting that each
+     * hook capability is lacking. Called once per run, after {@link #create}.
+     *
+     * @param entryName the entry's configured name
+     * @param config    the entry's settings
+     * @param provider  the provider {@link #create} built for the entry
+     * @param context   the services it was built with, to build another entry on the same
+     *                  infrastructure for {@link dev.egressproxies.api.conformance.ConformanceHarness#anotherEntry}
+     */
+    default Optional<ConformanceProfile> conformanceProfile(String entryName, C config, Provider provider,
+                                                            ProviderContext context) {
+        return Optional.empty();
+    }
 
     /**
      * The plugin's version, for logs and {@code egressctl providers}: the module version, else

@@ -1,10 +1,16 @@
 package dev.egressproxies.runtime.wiring;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dagger.Lazy;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Provider;
-import dev.egressproxies.runtime.output.Printer;
+import dev.egressproxies.api.spi.ProviderContext;
+import dev.egressproxies.registry.ConfigurationException;
+import dev.egressproxies.registry.PluginCatalog;
+import dev.egressproxies.registry.ProviderRegistry;
 import dev.egressproxies.runtime.config.ConfigException;
+import dev.egressproxies.runtime.config.Configuration;
+import dev.egressproxies.runtime.output.Printer;
 import io.opentelemetry.api.OpenTelemetry;
 import java.io.Closeable;
 import java.io.IOException;
@@ -23,17 +29,24 @@ public final class Session implements AutoCloseable {
     private final Lazy<ProviderEntries> entries;
     private final Lazy<List<PluginSummary>> plugins;
     private final Lazy<OpenTelemetry> telemetry;
+    private final Lazy<PluginCatalog> catalog;
+    private final Lazy<Configuration> configuration;
+    private final Lazy<ProviderContext> context;
     private final Printer printer;
     private boolean entriesBuilt;
     private boolean telemetryStarted;
 
     @Inject
     Session(Invocation invocation, Lazy<ProviderEntries> entries, Lazy<List<PluginSummary>> plugins,
-            Lazy<OpenTelemetry> telemetry) {
+            Lazy<OpenTelemetry> telemetry, Lazy<PluginCatalog> catalog, Lazy<Configuration> configuration,
+            Lazy<ProviderContext> context) {
         this.invocation = invocation;
         this.entries = entries;
         this.plugins = plugins;
         this.telemetry = telemetry;
+        this.catalog = catalog;
+        this.configuration = configuration;
+        this.context = context;
         this.printer = new Printer(invocation.output(), invocation.out(), invocation.err());
     }
 
@@ -55,6 +68,26 @@ public final class Session implements AutoCloseable {
         return all.provider(entry).orElseThrow(() -> new ConfigException("no provider entry named '" + entry
                 + "' in " + all.source() + "; configured entries: " + all.entries().stream()
                 .map(ProviderEntries.EntrySummary::name).collect(Collectors.joining(", "))));
+    }
+
+    /**
+     * Builds the named entry anew and alone, in a registry of its own that the caller closes: for
+     * runs that want a fresh provider per step, as the conformance suite does per case.
+     *
+     * @throws ConfigException when there is no entry of that name, or its plugin cannot build it
+     */
+    public ProviderRegistry buildAlone(String entry) {
+        provider(entry);
+        Configuration config = configuration.get();
+        List<JsonNode> named = config.providers().stream()
+                .filter(node -> entry.equals(node.path("name").asText(null)))
+                .toList();
+        try {
+            return ProviderRegistry.build(catalog.get(), named, context.get());
+        } catch (ConfigurationException e) {
+            throw new ConfigException("entry '" + entry + "' of " + config.source() + " cannot be built: "
+                    + String.join("; ", e.problems()), e);
+        }
     }
 
     /** The plugins found on the module and class path. */

@@ -41,6 +41,9 @@ public interface BaseImageStrategy<I extends ImageChoice> {
      */
     String ensure(HostSettings host, I image, Call call);
 
+    /** The names of the configured images, in configuration order; placements may name them. */
+    List<String> imageNames();
+
     /** The preflight checks of the configured images, after the engine's host checks. */
     List<PreflightCheck> preflight(Call call);
 

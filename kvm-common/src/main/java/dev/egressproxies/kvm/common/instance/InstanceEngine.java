@@ -5,9 +5,13 @@ import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.api.conformance.Capability;
+import dev.egressproxies.api.conformance.ConformanceHarness;
+import dev.egressproxies.api.conformance.ConformanceProfile;
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.config.MachineSize;
@@ -18,11 +22,15 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StoragePool;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +41,8 @@ import org.slf4j.LoggerFactory;
  */
 public abstract class InstanceEngine<I extends ImageChoice> implements Provider {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceEngine.class);
+    /** How long a conformance run watches an instance stay PROVISIONING. */
+    private static final Duration CONFORMANCE_STATE_WATCH = Duration.ofSeconds(3);
 
     private final EntrySettings settings;
     private final HostPool hosts;
@@ -123,6 +133,29 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         }
         managed.sort(Comparator.comparing(Instance::id));
         return List.copyOf(managed);
+    }
+
+    /**
+     * How {@code egressctl conformance} checks this entry: one placement per host (its zone) with
+     * the first machine type and image; domains planted and stopped through libvirt; a second entry
+     * on the same hosts when {@code anotherEntry} builds one. Instances are not expected to reach
+     * RUNNING: whether an image boots and reports an address is the image's business.
+     */
+    public ConformanceProfile conformanceProfile(Supplier<ConformanceHarness.Entry> anotherEntry) {
+        Set<Capability> capabilities = EnumSet.of(Capability.PLANTS_UNMANAGED_INSTANCES, Capability.STOPS_INSTANCES);
+        if (settings.hosts().size() > 1) {
+            capabilities.add(Capability.MULTIPLE_ZONES);
+        }
+        if (anotherEntry != null) {
+            capabilities.add(Capability.BUILDS_ANOTHER_ENTRY);
+        }
+        String machineType = settings.machineTypes().keySet().iterator().next();
+        String image = images.imageNames().get(0);
+        List<Placement> placements = settings.hosts().stream()
+                .map(host -> new Placement(host.name(), machineType, image)).toList();
+        return new ConformanceProfile(capabilities, placements, "not-a-" + settings.entry() + "-id",
+                settings.hosts().get(0).name() + "/conformance-never-created", CONFORMANCE_STATE_WATCH,
+                new LibvirtConformanceHarness(settings, hosts, anotherEntry));
     }
 
     /** {@inheritDoc} Host checks, machine types, the backend's image checks, then leftovers in the pools (warnings). */

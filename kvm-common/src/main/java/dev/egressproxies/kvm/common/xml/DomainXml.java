@@ -39,6 +39,24 @@ public final class DomainXml {
         return XmlDocuments.serialize(document);
     }
 
+    /**
+     * A small stopped domain as someone other than this platform would define it: no metadata, no
+     * disks, one interface on {@code bridge}. Conformance runs plant it to check that it is left alone.
+     */
+    public static String unmanaged(String name, HostPlatform platform, String bridge) {
+        Document document = XmlDocuments.newDocument();
+        Element domain = document.createElement("domain");
+        document.appendChild(domain);
+        attribute(domain, "type", platform.domainType().xmlName());
+        appendText(domain, "name", name);
+        attribute(appendText(domain, "memory", "64"), "unit", "MiB");
+        appendText(domain, "vcpu", "1");
+        attribute(appendText(append(domain, "os"), "type", "hvm"), "arch", "x86_64");
+        Element network = attribute(append(append(domain, "devices"), "interface"), "type", "bridge");
+        attribute(append(network, "source"), "bridge", bridge);
+        return XmlDocuments.serialize(document);
+    }
+
     private static void appendOperatingSystem(Element domain, DomainDefinition definition) {
         Element os = append(domain, "os");
         attribute(appendText(os, "type", "hvm"), "arch", "x86_64");

@@ -70,6 +70,11 @@ final class PresetBaseImages implements BaseImageStrategy<PresetBaseImages.Image
     }
 
     @Override
+    public List<String> imageNames() {
+        return List.copyOf(images.keySet());
+    }
+
+    @Override
     public Optional<String> markerOfBase(String volume) {
         return volume.matches("[^+]+\\.base\\.(qcow2|raw)") ? Optional.of(volume + ".complete") : Optional.empty();
     }

@@ -1,0 +1,47 @@
+package dev.egressproxies.api.conformance;
+
+/**
+ * Something a backend, or the test harness around it, can do that the contract does not demand of
+ * every backend.
+ *
+ * <p>A conformance target (the kit's {@code ConformanceTarget}, or a plugin's
+ * {@link ConformanceProfile}) declares the capabilities it has. The suite runs the matching cases
+ * in full; for each capability a target lacks, the suite asserts the lack instead (the
+ * alternative behaviour the contract allows, or that the harness indeed refuses the hook), so a
+ * missing capability shows up as a checked declaration and never as a silently skipped test.
+ */
+public enum Capability {
+    /**
+     * Instances become {@code RUNNING} with an address within the target's state timeout.
+     * Lacking it, the suite asserts that instances stay {@code PROVISIONING} with an empty IP,
+     * which the contract allows for a backend that cannot learn addresses (a VM without a guest
+     * agent, a sandbox without ARP).
+     */
+    REACHES_RUNNING,
+    /**
+     * The entry has two or more zones, and the target names placements in at least two of them.
+     * Lacking it, the suite asserts that the entry has one zone, which an empty zone selects.
+     */
+    MULTIPLE_ZONES,
+    /** The harness can plant an instance this platform did not create ({@link ConformanceHarness#plantUnmanaged}). */
+    PLANTS_UNMANAGED_INSTANCES,
+    /** The harness can stop an instance behind the provider's back ({@link ConformanceHarness#stop}). */
+    STOPS_INSTANCES,
+    /** The harness can make the backend hang on an operation ({@link ConformanceHarness#hang}). */
+    HANGS_ON_DEMAND,
+    /** The harness can make a zone unreadable ({@link ConformanceHarness#makeZoneUnreadable}). */
+    MAKES_ZONES_UNREADABLE,
+    /**
+     * The harness can build a second entry of the target's type on the same infrastructure
+     * ({@link ConformanceHarness#anotherEntry}), so the suite checks that entries sharing it keep
+     * to their own instances.
+     */
+    BUILDS_ANOTHER_ENTRY,
+    /**
+     * The backend's images are an open namespace: it accepts any well-formed image reference (a URL,
+     * or a name it resolves at create time), so no name is unknown before it is fetched. The suite
+     * then asserts that a blank image and one that is no reference at all (spaces, control
+     * characters) are PERMANENT and create nothing; lacking it, that an unknown image name is.
+     */
+    OPEN_IMAGE_NAMESPACE
+}
