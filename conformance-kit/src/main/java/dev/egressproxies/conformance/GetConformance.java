@@ -8,6 +8,7 @@ import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.InstanceState;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.api.conformance.Capability;
 import java.time.Instant;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -82,5 +83,20 @@ abstract class GetConformance extends ConformanceGroup {
         Map<String, CreateRequest> created = session().createOnePerPlacement("placed");
 
         created.forEach((id, request) -> ConformanceSession.assertCreatedAs(session().get(id), request, "get"));
+    }
+
+    @Test
+    void anUnmanagedInstanceIsReportedWithoutUidOrCreationTime() throws Throwable {
+        withHook(Capability.PLANTS_UNMANAGED_INSTANCES, () -> {
+            String name = names().name("foreign");
+            String foreign = session().plantUnmanaged(target().primaryPlacement(), name);
+
+            Instance instance = session().get(foreign);
+
+            assertThat(instance.id()).isEqualTo(foreign);
+            assertThat(instance.name()).isEqualTo(name);
+            assertThat(instance.uid()).as("UID of an instance this platform did not create").isEmpty();
+            assertThat(instance.createdAt()).as("creation time of an instance this platform did not create").isNull();
+        }, () -> target().harness().plantUnmanaged(target().primaryPlacement(), names().name("probe")));
     }
 }

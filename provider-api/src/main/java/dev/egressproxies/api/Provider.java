@@ -71,7 +71,9 @@ public interface Provider extends AutoCloseable {
     }
 
     /**
-     * Reports the instance with this provider ID.
+     * Reports the instance with this provider ID. An instance this platform did not create is
+     * reported too (an operator may look at what holds a name), with an empty UID and no creation
+     * time; one created through another entry is not.
      *
      * @throws ProviderException NOT_FOUND when it does not exist, PERMANENT when the ID is malformed
      *                           or names an instance created through another entry
