@@ -95,6 +95,11 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     }
 
     @Override
+    public List<String> imageNames() {
+        return List.copyOf(catalogue.entries().keySet());
+    }
+
+    @Override
     public Optional<String> cachedPath(LibvirtHost libvirt, StoragePool pool, HostSettings host, Kvm2Image image,
                                        Call call) {
         PoolInfo info = Pools.requireRunning(libvirt, pool, host, call);
@@ -104,11 +109,6 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
             leases.removeStale(libvirt, pool, host, image.volume());
         }
         return path;
-    }
-
-    @Override
-    public List<String> imageNames() {
-        return List.copyOf(catalogue.entries().keySet());
     }
 
     @Override
