@@ -1,5 +1,8 @@
 package dev.egressproxies.kvm.common.ssh;
 
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -63,9 +66,9 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
      * Returns the verifier {@code policy} asks for: this check with the known_hosts file read now,
      * or MINA's accept-all that warns at every connection, so the opt-in never goes unnoticed.
      */
-    static ServerKeyVerifier forPolicy(HostKeyPolicy policy, String host, int port) throws SshTunnelException {
+    static ServerKeyVerifier forPolicy(HostKeyPolicy policy, String host, int port, Call dial) {
         if (policy instanceof HostKeyPolicy.KnownHostsFile knownHosts) {
-            return load(knownHosts.file(), host, port);
+            return load(knownHosts.file(), host, port, dial);
         }
         return new StaticServerKeyVerifier(true) {
             @Override
@@ -77,19 +80,24 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
         };
     }
 
-    /** Reads and parses {@code file} for a connection to {@code host:port}. */
-    static KnownHostsVerifier load(Path file, String host, int port) throws SshTunnelException {
+    /**
+     * Reads and parses {@code file} for a connection to {@code host:port}.
+     *
+     * @throws ProviderException of {@code dial}: TRANSIENT when the file is missing or unreadable,
+     *     PERMANENT when it is too large or a line is invalid
+     */
+    static KnownHostsVerifier load(Path file, String host, int port, Call dial) {
         byte[] content;
         try {
-            content = PrivateKeyFile.readAtMost(file, MAXIMUM_BYTES).orElseThrow(() -> SshTunnelException.permanent(
+            content = PrivateKeyFile.readAtMost(file, MAXIMUM_BYTES).orElseThrow(() -> dial.permanent(
                     "known_hosts file " + file + " is larger than " + MAXIMUM_BYTES / (1024 * 1024)
-                            + " MiB: point the setting at a real known_hosts file", null));
+                            + " MiB: point the setting at a real known_hosts file"));
         } catch (NoSuchFileException e) {
-            throw SshTunnelException.retryable("known_hosts file " + file + " does not exist (yet): create or mount"
+            throw dial.transientFailure("known_hosts file " + file + " does not exist (yet): create or mount"
                     + " it with the hypervisors' host keys (for example from 'ssh-keyscan -p PORT HOST'), or opt in"
                     + " to insecureIgnoreHostKey on test machines", e);
         } catch (IOException e) {
-            throw SshTunnelException.retryable("known_hosts file " + file + " cannot be read (" + e
+            throw dial.transientFailure("known_hosts file " + file + " cannot be read (" + e
                     + "): check that this process may read it", e);
         }
         List<HostEntryPair> entries = new ArrayList<>();
@@ -112,7 +120,7 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
                     lineNumbers.put(entry, index + 1);
                 }
             } catch (IOException | GeneralSecurityException | RuntimeException e) {
-                throw SshTunnelException.permanent("known_hosts file " + file + " line " + (index + 1) + " is not a"
+                throw dial.failure(ErrorKind.PERMANENT, "known_hosts file " + file + " line " + (index + 1) + " is not a"
                         + " valid entry (" + e.getMessage() + "): fix or remove that line; entries look like"
                         + " '[host]:port ssh-ed25519 AAAA...' (plain 'host' for port 22)", e);
             }

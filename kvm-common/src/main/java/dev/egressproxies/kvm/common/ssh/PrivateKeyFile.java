@@ -1,5 +1,8 @@
 package dev.egressproxies.kvm.common.ssh;
 
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,9 +27,14 @@ final class PrivateKeyFile {
     private PrivateKeyFile() {
     }
 
-    /** Returns every key pair in {@code file}; never an empty list. */
-    static List<KeyPair> load(Path file) throws SshTunnelException {
-        byte[] content = read(file);
+    /**
+     * Returns every key pair in {@code file}; never an empty list.
+     *
+     * @throws ProviderException of {@code dial}: TRANSIENT when the file is missing or unreadable,
+     *     PERMANENT when it holds no usable key
+     */
+    static List<KeyPair> load(Path file, Call dial) {
+        byte[] content = read(file, dial);
         AtomicBoolean passphraseRequested = new AtomicBoolean();
         // The provider answers "no passphrase" and remembers it was asked, to explain the failure.
         FilePasswordProvider noPassphrase = (session, resource, retryIndex) -> {
@@ -42,33 +50,33 @@ final class PrivateKeyFile {
             }
         } catch (IOException | GeneralSecurityException | RuntimeException e) {
             if (passphraseRequested.get()) {
-                throw SshTunnelException.permanent("SSH private key file " + file
+                throw dial.failure(ErrorKind.PERMANENT, "SSH private key file " + file
                         + " is protected by a passphrase, which cannot be entered here: remove it with"
                         + " 'ssh-keygen -p -N \"\" -f " + file + "' or use another key", e);
             }
-            throw invalid(file, "cannot be parsed (" + e.getMessage() + ")" + ed25519Hint(), e);
+            throw invalid(file, "cannot be parsed (" + e.getMessage() + ")" + ed25519Hint(), e, dial);
         }
         if (keyPairs.isEmpty()) {
-            throw invalid(file, "holds no private key of a supported type" + ed25519Hint(), null);
+            throw invalid(file, "holds no private key of a supported type" + ed25519Hint(), null, dial);
         }
         return List.copyOf(keyPairs);
     }
 
-    private static byte[] read(Path file) throws SshTunnelException {
+    private static byte[] read(Path file, Call dial) {
         try {
             return readAtMost(file, MAXIMUM_BYTES).orElseThrow(() -> invalid(file,
-                    "is larger than " + MAXIMUM_BYTES / 1024 + " KiB, so it cannot be a private key", null));
+                    "is larger than " + MAXIMUM_BYTES / 1024 + " KiB, so it cannot be a private key", null, dial));
         } catch (NoSuchFileException e) {
-            throw SshTunnelException.retryable("SSH private key file " + file
+            throw dial.transientFailure("SSH private key file " + file
                     + " does not exist (yet): create or mount it; every connection attempt reads it again", e);
         } catch (IOException e) {
-            throw SshTunnelException.retryable("SSH private key file " + file
+            throw dial.transientFailure("SSH private key file " + file
                     + " cannot be read (" + e + "): check that this process may read it", e);
         }
     }
 
-    private static SshTunnelException invalid(Path file, String problem, Throwable cause) {
-        return SshTunnelException.permanent("SSH private key file " + file + " " + problem
+    private static ProviderException invalid(Path file, String problem, Throwable cause, Call dial) {
+        return dial.failure(ErrorKind.PERMANENT, "SSH private key file " + file + " " + problem
                 + ": it must be an unencrypted ed25519, RSA or ECDSA private key in OpenSSH or PEM form,"
                 + " as 'ssh-keygen -t ed25519 -N \"\" -f FILE' writes", cause);
     }

@@ -1,7 +1,6 @@
 package dev.egressproxies.kvm.common.ssh;
 
 import dev.egressproxies.api.Deadline;
-import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
@@ -36,12 +35,7 @@ public final class SshHostDialer implements HostDialer {
             throw dial.transientFailure("the deadline passed before the SSH connection to " + configured.destination()
                     + " was opened", null);
         }
-        UnixSocketRelay tunnel;
-        try {
-            tunnel = SshTunnel.open(configured.withHandshakeTimeout(handshake));
-        } catch (SshTunnelException e) {
-            throw dial.failure(e.isPermanent() ? ErrorKind.PERMANENT : ErrorKind.TRANSIENT, e.getMessage(), e);
-        }
+        UnixSocketRelay tunnel = SshTunnel.open(configured.withHandshakeTimeout(handshake), dial);
         return LibvirtHostLink.open(host, tunnel, dial);
     }
 }

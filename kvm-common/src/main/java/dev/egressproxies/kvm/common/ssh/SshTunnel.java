@@ -1,5 +1,8 @@
 package dev.egressproxies.kvm.common.ssh;
 
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -73,33 +76,34 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
      * Opens a tunnel and returns its relay: {@link UnixSocketRelay#socketPath()} is the local
      * socket, to which libvirt connects with {@code qemu+unix:///system?socket=}.
      *
-     * @throws SshTunnelException when any step fails, saying what to fix and whether retrying can
-     *     help.
+     * @throws ProviderException of {@code dial} when any step fails, saying what to fix: PERMANENT
+     *     when only a change of files or settings can help, else TRANSIENT
      */
-    public static UnixSocketRelay open(SshTunnelSettings settings) throws SshTunnelException {
+    public static UnixSocketRelay open(SshTunnelSettings settings, Call dial) {
         long deadline = System.nanoTime() + settings.handshakeTimeout().toNanos();
-        List<KeyPair> keyPairs = PrivateKeyFile.load(settings.privateKeyFile());
+        List<KeyPair> keyPairs = PrivateKeyFile.load(settings.privateKeyFile(), dial);
         ServerKeyVerifier verifier = KnownHostsVerifier.forPolicy(settings.hostKeyPolicy(), settings.host(),
-                settings.port());
+                settings.port(), dial);
         ConnectFuture connecting = null;
         boolean opened = false;
         try {
             connecting = Shared.CLIENT.connect(settings.user(), settings.host(), settings.port(),
                     AttributeRepository.ofKeyValuePair(ATTEMPT, new Attempt(settings, verifier)), null);
             if (!connecting.await(remaining(deadline), CancelOption.CANCEL_ON_TIMEOUT, CancelOption.CANCEL_ON_INTERRUPT)) {
-                throw timeout(settings, "connecting");
+                throw timeout(settings, "connecting", dial);
             }
             if (!connecting.isConnected()) {
-                throw unreachable(settings, connecting.getException());
+                throw unreachable(settings, connecting.getException(), dial);
             }
             ClientSession session = connecting.getClientSession();
             keyPairs.forEach(session::addPublicKeyIdentity);
             AuthFuture authenticating = session.auth();
             if (!authenticating.await(remaining(deadline))) {
-                throw refusal(verifier).orElse(timeout(settings, "key exchange and authentication"));
+                throw refusal(verifier, dial).orElse(timeout(settings, "key exchange and authentication", dial));
             }
             if (!authenticating.isSuccess()) {
-                throw refusal(verifier).orElse(authenticationFailure(settings, authenticating.getException(), keyPairs));
+                throw refusal(verifier, dial).orElse(authenticationFailure(settings, authenticating.getException(),
+                        keyPairs, dial));
             }
             SshTunnel tunnel = new SshTunnel(settings, session);
             session.addSessionListener(new SessionListener() {
@@ -110,17 +114,24 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             });
             // Only a tunnel whose forwarding works is handed out, and a refusal is reported with its
             // cause, not as an unexplained end of stream; the probe shares the handshake's budget.
-            tunnel.openChannel(remaining(deadline)).close();
-            UnixSocketRelay relay = startRelay(tunnel);
+            try {
+                tunnel.openChannel(remaining(deadline)).close();
+            } catch (IOException refused) {
+                throw dial.failure(isProhibited(refused) ? ErrorKind.PERMANENT : ErrorKind.TRANSIENT,
+                        refused.getMessage(), refused);
+            }
+            UnixSocketRelay relay = startRelay(tunnel, dial);
             // Runs on a MINA thread, or here when the session is already closed.
             session.addCloseFutureListener(closed -> relay.lose(tunnel.lostReason()));
             opened = true;
             return relay;
+        } catch (ProviderException failure) {
+            throw failure;
         } catch (InterruptedIOException e) {
             Thread.currentThread().interrupt();
-            throw SshTunnelException.retryable("interrupted while connecting to " + settings.destination(), e);
+            throw dial.transientFailure("interrupted while connecting to " + settings.destination(), e);
         } catch (IOException | RuntimeException e) {
-            throw refusal(verifier).orElse(SshTunnelException.retryable("SSH handshake with "
+            throw refusal(verifier, dial).orElse(dial.transientFailure("SSH handshake with "
                     + settings.destination() + " failed: " + e, e));
         } finally {
             if (!opened && connecting != null) {
@@ -135,11 +146,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     /** Opens a channel to the host's socket for one relayed connection. */
     @Override
     public UnixSocketRelay.FarEnd connect() throws IOException {
-        try {
-            return openChannel(settings.handshakeTimeout());
-        } catch (SshTunnelException e) {
-            throw new IOException(e.getMessage(), e);
-        }
+        return openChannel(settings.handshakeTimeout());
     }
 
     @Override
@@ -153,63 +160,65 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         session.close(true);
     }
 
-    private static UnixSocketRelay startRelay(SshTunnel tunnel) throws SshTunnelException {
+    private static UnixSocketRelay startRelay(SshTunnel tunnel, Call dial) {
         try {
             return UnixSocketRelay.start("egress-ssh-tunnel-", tunnel);
         } catch (IOException e) {
-            throw SshTunnelException.retryable("cannot create the local unix socket for the tunnel to "
+            throw dial.transientFailure("cannot create the local unix socket for the tunnel to "
                     + tunnel.settings.destination() + " in " + System.getProperty("java.io.tmpdir") + ": " + e
                     + "; check that the temporary folder is writable", e);
         }
     }
 
-    private ChannelDirectStreamLocal openChannel(Duration timeout) throws SshTunnelException {
+    /** Opens a channel to the host's socket; the failure's message says why and what to check. */
+    private ChannelDirectStreamLocal openChannel(Duration timeout) throws IOException {
         String path = settings.remoteSocketPath();
         ChannelDirectStreamLocal channel = new ChannelDirectStreamLocal(path);
+        OpenFuture opening;
+        boolean answered;
         try {
             session.getService(ConnectionService.class).registerChannel(channel);
-            OpenFuture opening = channel.open();
-            if (!opening.await(timeout)) {
-                channel.close(true);
-                throw SshTunnelException.retryable("sshd at " + settings.destination() + " did not answer a request"
-                        + " to connect to " + path + " within " + timeout, null);
-            }
-            if (!opening.isOpened()) {
-                throw channelRefused(opening.getException());
-            }
-            return channel;
+            opening = channel.open();
+            answered = opening.await(timeout);
         } catch (InterruptedIOException e) {
             channel.close(true);
             Thread.currentThread().interrupt();
-            throw SshTunnelException.retryable("interrupted while connecting to " + path + " through "
-                    + settings.destination(), e);
+            throw new IOException("interrupted while connecting to " + path + " through " + settings.destination(), e);
         } catch (IOException e) {
             channel.close(true);
-            throw SshTunnelException.retryable("cannot open a channel to " + path + " through "
-                    + settings.destination() + ": " + e.getMessage(), e);
+            throw new IOException("cannot open a channel to " + path + " through " + settings.destination() + ": "
+                    + e.getMessage(), e);
         }
+        if (!answered) {
+            channel.close(true);
+            throw new IOException("sshd at " + settings.destination() + " did not answer a request to connect to "
+                    + path + " within " + timeout);
+        }
+        if (!opening.isOpened()) {
+            throw channelRefused(opening.getException());
+        }
+        return channel;
     }
 
-    private SshTunnelException channelRefused(Throwable failure) {
+    private IOException channelRefused(Throwable failure) {
         String destination = settings.destination();
         String path = settings.remoteSocketPath();
         if (failure instanceof SshChannelOpenException refusal) {
             if (refusal.getReasonCode() == SshConstants.SSH_OPEN_ADMINISTRATIVELY_PROHIBITED) {
-                return SshTunnelException.permanent("sshd at " + destination + " refuses to forward connections to"
+                return new IOException("sshd at " + destination + " refuses to forward connections to"
                         + " unix sockets (" + refusal.getMessage() + "): set 'AllowStreamLocalForwarding yes' and"
                         + " 'AllowTcpForwarding yes' in its sshd_config, and make sure the user's authorized_keys"
                         + " entry has no 'restrict' or 'no-port-forwarding'", refusal);
             }
             // OpenSSH answers "open failed" (connect failed) both when nothing listens on the path
             // and when its config forbids socket forwarding, so the message names both causes.
-            return SshTunnelException.retryable("sshd at " + destination + " could not connect to " + path + " ("
+            return new IOException("sshd at " + destination + " could not connect to " + path + " ("
                     + refusal.getMessage() + "): check that the service (libvirtd) is running there and the user"
                     + " may open that socket, and that sshd_config has 'AllowStreamLocalForwarding yes' and"
                     + " 'AllowTcpForwarding yes'", refusal);
         }
         String detail = failure == null ? "the SSH connection closed" : failure.toString();
-        return SshTunnelException.retryable("cannot open a channel to " + path + " through " + destination + ": "
-                + detail, failure);
+        return new IOException("cannot open a channel to " + path + " through " + destination + ": " + detail, failure);
     }
 
     /** Why the session ended without the relay's close: a sentence naming the server and what to check. */
@@ -222,40 +231,45 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 + " nothing on the way cuts them, then retry";
     }
 
-    private static Optional<SshTunnelException> refusal(ServerKeyVerifier verifier) {
-        return verifier instanceof KnownHostsVerifier knownHosts
-                ? knownHosts.refusal().map(message -> SshTunnelException.permanent(message, null))
+    /** Whether sshd refused a channel by its configuration, which only a change there can fix. */
+    private static boolean isProhibited(IOException failure) {
+        return failure.getCause() instanceof SshChannelOpenException refusal
+                && refusal.getReasonCode() == SshConstants.SSH_OPEN_ADMINISTRATIVELY_PROHIBITED;
+    }
+
+    private static Optional<ProviderException> refusal(ServerKeyVerifier verifier, Call dial) {
+        return verifier instanceof KnownHostsVerifier knownHosts ? knownHosts.refusal().map(dial::permanent)
                 : Optional.empty();
     }
 
-    private static SshTunnelException timeout(SshTunnelSettings settings, String step) {
-        return SshTunnelException.retryable("sshd at " + settings.destination() + " did not complete " + step
+    private static ProviderException timeout(SshTunnelSettings settings, String step, Call dial) {
+        return dial.transientFailure("sshd at " + settings.destination() + " did not complete " + step
                 + " within the handshake timeout of " + settings.handshakeTimeout() + ": check that the address and"
                 + " port lead to a responsive sshd", null);
     }
 
-    private static SshTunnelException unreachable(SshTunnelSettings settings, Throwable cause) {
+    private static ProviderException unreachable(SshTunnelSettings settings, Throwable cause, Call dial) {
         String detail = cause == null ? "connection failed" : cause.getMessage() == null ? cause.toString()
                 : cause.getMessage();
-        return SshTunnelException.retryable("cannot reach sshd at " + settings.host() + ":" + settings.port() + " ("
+        return dial.transientFailure("cannot reach sshd at " + settings.host() + ":" + settings.port() + " ("
                 + detail + "): check the host's address and port and that sshd is running there", cause);
     }
 
-    private static SshTunnelException authenticationFailure(SshTunnelSettings settings, Throwable cause,
-            List<KeyPair> keyPairs) {
+    private static ProviderException authenticationFailure(SshTunnelSettings settings, Throwable cause,
+            List<KeyPair> keyPairs, Call dial) {
         for (Throwable reason = cause; reason != null; reason = reason.getCause()) {
             if (reason instanceof SshException ssh
                     && ssh.getDisconnectCode() == SshConstants.SSH2_DISCONNECT_NO_MORE_AUTH_METHODS_AVAILABLE) {
                 String keys = keyPairs.stream()
                         .map(pair -> KeyUtils.getKeyType(pair.getPublic()) + " " + KeyUtils.getFingerPrint(pair.getPublic()))
                         .collect(Collectors.joining(", "));
-                return SshTunnelException.permanent("sshd at " + settings.destination() + " did not accept key "
+                return dial.failure(ErrorKind.PERMANENT, "sshd at " + settings.destination() + " did not accept key "
                         + settings.privateKeyFile() + " (" + keys + ") for user " + settings.user() + ": add its public"
                         + " key ('ssh-keygen -y -f " + settings.privateKeyFile() + "') to that user's"
                         + " ~/.ssh/authorized_keys on the host", cause);
             }
         }
-        return SshTunnelException.retryable("SSH handshake with " + settings.destination() + " failed: "
+        return dial.transientFailure("SSH handshake with " + settings.destination() + " failed: "
                 + (cause == null ? "the connection closed" : cause.toString()), cause);
     }
 

@@ -3,6 +3,8 @@ package dev.egressproxies.kvm.common.ssh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.ProviderException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +24,7 @@ class KnownHostsVerifierTest {
     Path folder;
 
     private static PublicKey key(Path privateKey) throws Exception {
-        return PrivateKeyFile.load(privateKey).get(0).getPublic();
+        return PrivateKeyFile.load(privateKey, Dials.dial()).get(0).getPublic();
     }
 
     private static PublicKey hostKey() throws Exception {
@@ -31,7 +33,7 @@ class KnownHostsVerifierTest {
 
     private KnownHostsVerifier verifier(String host, int port, String... lines) throws Exception {
         Path file = Files.writeString(folder.resolve("known_hosts"), String.join("\n", lines) + "\n");
-        return KnownHostsVerifier.load(file, host, port);
+        return KnownHostsVerifier.load(file, host, port, Dials.dial());
     }
 
     private static String line(String name, Path privateKey) throws Exception {
@@ -84,7 +86,7 @@ class KnownHostsVerifierTest {
                 line("[hashed.example]:2200", TestKeys.get().hostEd25519()) + "\n");
         Command.run("openssh-client", "ssh-keygen", "-H", "-f", file.toString());
         assertThat(Files.readString(file)).startsWith("|1|");
-        assertThat(accepts(KnownHostsVerifier.load(file, "hashed.example", 2200), 2200)).isTrue();
+        assertThat(accepts(KnownHostsVerifier.load(file, "hashed.example", 2200, Dials.dial()), 2200)).isTrue();
     }
 
     @Test
@@ -99,27 +101,27 @@ class KnownHostsVerifierTest {
     void aBadLineIsPermanentAndNamesItsNumber() throws Exception {
         Path file = Files.writeString(folder.resolve("known_hosts"),
                 line("good.example", TestKeys.get().hostEd25519()) + "\nthis-line-has-no-key\n");
-        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
-                () -> KnownHostsVerifier.load(file, "good.example", 22));
-        assertThat(failure.isPermanent()).isTrue();
+        ProviderException failure = catchThrowableOfType(ProviderException.class,
+                () -> KnownHostsVerifier.load(file, "good.example", 22, Dials.dial()));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(failure.getMessage()).contains(file.toString(), "line 2", "is not a valid entry");
     }
 
     @Test
     void aCorruptKeyIsPermanent() throws Exception {
         Path file = Files.writeString(folder.resolve("known_hosts"), "host.example ssh-ed25519 AAAAnotbase64!!\n");
-        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
-                () -> KnownHostsVerifier.load(file, "host.example", 22));
-        assertThat(failure.isPermanent()).isTrue();
+        ProviderException failure = catchThrowableOfType(ProviderException.class,
+                () -> KnownHostsVerifier.load(file, "host.example", 22, Dials.dial()));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(failure.getMessage()).contains("line 1", "is not a valid entry");
     }
 
     @Test
     void aMissingFileIsTransient() {
         Path file = folder.resolve("absent");
-        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
-                () -> KnownHostsVerifier.load(file, "host.example", 22));
-        assertThat(failure.isPermanent()).isFalse();
+        ProviderException failure = catchThrowableOfType(ProviderException.class,
+                () -> KnownHostsVerifier.load(file, "host.example", 22, Dials.dial()));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(failure.getMessage()).contains(file.toString(), "does not exist (yet)");
     }
 
@@ -158,7 +160,7 @@ class KnownHostsVerifierTest {
 
     @Test
     void theInsecureOptInAcceptsAnyKey() throws Exception {
-        assertThat(KnownHostsVerifier.forPolicy(HostKeyPolicy.insecureIgnoreHostKey(), "kvm1.example", 2222)
+        assertThat(KnownHostsVerifier.forPolicy(HostKeyPolicy.insecureIgnoreHostKey(), "kvm1.example", 2222, Dials.dial())
                 .verifyServerKey(null, REMOTE, hostKey())).isTrue();
     }
 

@@ -1,8 +1,8 @@
 package dev.egressproxies.kvm.common.ssh;
 
-import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import org.junit.jupiter.api.Test;
@@ -25,7 +25,7 @@ class LibvirtSocketForwardingIT {
     void virshTalksToLibvirtdThroughTheTunnel() throws Exception {
         SshTunnelSettings settings =
                 SSHD.settings(TestKeys.get().client(Client.ED25519_OPENSSH), STACK.libvirtSocket().toString());
-        try (UnixSocketRelay tunnel = SshTunnel.open(settings)) {
+        try (UnixSocketRelay tunnel = SshTunnel.open(settings, Dials.dial())) {
             String uri = "qemu+unix:///system?socket=" + tunnel.socketPath();
             String version = Command.run("libvirt-clients", "virsh", "-c", uri, "version");
             assertThat(version).contains("Running hypervisor");

@@ -3,6 +3,8 @@ package dev.egressproxies.kvm.common.ssh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,7 +32,7 @@ class PrivateKeyFileTest {
         "ECDSA_SEC1_PEM, ecdsa-sha2-nistp384",
     })
     void readsEverySupportedTypeAndFormat(Client kind, String keyType) throws Exception {
-        List<KeyPair> pairs = PrivateKeyFile.load(TestKeys.get().client(kind));
+        List<KeyPair> pairs = PrivateKeyFile.load(TestKeys.get().client(kind), Dials.dial());
         assertThat(pairs).hasSize(1);
         assertThat(KeyUtils.getKeyType(pairs.get(0).getPublic())).isEqualTo(keyType);
         assertThat(pairs.get(0).getPrivate()).isNotNull();
@@ -38,22 +40,22 @@ class PrivateKeyFileTest {
 
     @Test
     void aMissingFileIsTransient() {
-        SshTunnelException failure = failureFor(folder.resolve("absent"));
-        assertThat(failure.isPermanent()).isFalse();
+        ProviderException failure = failureFor(folder.resolve("absent"));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(failure.getMessage()).contains("does not exist (yet)");
     }
 
     @Test
     void aFolderInsteadOfAFileIsTransient() throws Exception {
-        SshTunnelException failure = failureFor(Files.createDirectory(folder.resolve("key")));
-        assertThat(failure.isPermanent()).isFalse();
+        ProviderException failure = failureFor(Files.createDirectory(folder.resolve("key")));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(failure.getMessage()).contains("cannot be read");
     }
 
     @Test
     void garbageIsPermanent() throws Exception {
-        SshTunnelException failure = failureFor(Files.writeString(folder.resolve("key"), "hello, I am not a key\n"));
-        assertThat(failure.isPermanent()).isTrue();
+        ProviderException failure = failureFor(Files.writeString(folder.resolve("key"), "hello, I am not a key\n"));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(failure.getMessage()).contains(folder.resolve("key").toString(), "ed25519, RSA or ECDSA");
     }
 
@@ -78,25 +80,25 @@ class PrivateKeyFileTest {
     @Test
     void aHugeFileIsRefusedWithoutReadingItAll() throws Exception {
         Path huge = Files.write(folder.resolve("disk.img"), new byte[PrivateKeyFile.MAXIMUM_BYTES + 1]);
-        SshTunnelException failure = failureFor(huge);
-        assertThat(failure.isPermanent()).isTrue();
+        ProviderException failure = failureFor(huge);
+        assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(failure.getMessage()).contains("larger than");
     }
 
     @Test
     void aPassphraseIsNamedAsTheProblem() {
-        SshTunnelException failure = failureFor(TestKeys.get().client(Client.ENCRYPTED));
-        assertThat(failure.isPermanent()).isTrue();
+        ProviderException failure = failureFor(TestKeys.get().client(Client.ENCRYPTED));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(failure.getMessage()).contains("passphrase");
     }
 
     /** A file that is there but holds no usable key: permanent, and the message says what a key must be. */
-    private static void assertInvalid(SshTunnelException failure) {
-        assertThat(failure.isPermanent()).isTrue();
+    private static void assertInvalid(ProviderException failure) {
+        assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(failure.getMessage()).contains("ed25519, RSA or ECDSA");
     }
 
-    private static SshTunnelException failureFor(Path file) {
-        return catchThrowableOfType(SshTunnelException.class, () -> PrivateKeyFile.load(file));
+    private static ProviderException failureFor(Path file) {
+        return catchThrowableOfType(ProviderException.class, () -> PrivateKeyFile.load(file, Dials.dial()));
     }
 }

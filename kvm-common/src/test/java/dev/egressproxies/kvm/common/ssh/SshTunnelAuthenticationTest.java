@@ -3,6 +3,8 @@ package dev.egressproxies.kvm.common.ssh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
 import java.net.UnixDomainSocketAddress;
@@ -37,7 +39,7 @@ class SshTunnelAuthenticationTest {
     @EnumSource(value = Client.class, names = {"UNAUTHORIZED", "ENCRYPTED"}, mode = EnumSource.Mode.EXCLUDE)
     void everyKeyTypeAndFormatConnects(Client key) throws Exception {
         byte[] sent = ("hello through " + key).getBytes(StandardCharsets.UTF_8);
-        try (UnixSocketRelay tunnel = SshTunnel.open(settings(TestKeys.get().client(key)));
+        try (UnixSocketRelay tunnel = SshTunnel.open(settings(TestKeys.get().client(key)), Dials.dial());
                 SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.socketPath()))) {
             assertThat(SshTunnelForwardingTest.roundTrip(local, sent)).isEqualTo(sent);
         }
@@ -46,22 +48,22 @@ class SshTunnelAuthenticationTest {
     @Test
     void aKeyTheHostDoesNotKnowIsRejectedPermanently() {
         Path key = TestKeys.get().client(Client.UNAUTHORIZED);
-        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
-                () -> SshTunnel.open(settings(key)));
-        assertThat(failure.isPermanent()).isTrue();
+        ProviderException failure = catchThrowableOfType(ProviderException.class,
+                () -> SshTunnel.open(settings(key), Dials.dial()));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(failure.getMessage()).contains("did not accept key", key.toString(), "user " + SSHD.user(), "authorized_keys");
     }
 
     @Test
     void aMissingKeyFileIsTransientAndHealsWhenTheFileAppears() throws Exception {
         Path key = folder.resolve("mounted-later");
-        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
-                () -> SshTunnel.open(settings(key)));
-        assertThat(failure.isPermanent()).isFalse();
+        ProviderException failure = catchThrowableOfType(ProviderException.class,
+                () -> SshTunnel.open(settings(key), Dials.dial()));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(failure.getMessage()).contains(key.toString(), "does not exist");
 
         Files.copy(TestKeys.get().client(Client.ED25519_OPENSSH), key);
-        try (UnixSocketRelay tunnel = SshTunnel.open(settings(key))) {
+        try (UnixSocketRelay tunnel = SshTunnel.open(settings(key), Dials.dial())) {
             assertThat(tunnel.isOpen()).isTrue();
         }
     }
@@ -69,18 +71,18 @@ class SshTunnelAuthenticationTest {
     @Test
     void anUnparseableKeyFileIsPermanent() throws Exception {
         Path key = Files.writeString(folder.resolve("garbage"), "-----BEGIN OPENSSH PRIVATE KEY-----\nnot a key\n");
-        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
-                () -> SshTunnel.open(settings(key)));
-        assertThat(failure.isPermanent()).isTrue();
+        ProviderException failure = catchThrowableOfType(ProviderException.class,
+                () -> SshTunnel.open(settings(key), Dials.dial()));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(failure.getMessage()).contains(key.toString(), "cannot be parsed");
     }
 
     @Test
     void aKeyWithAPassphraseIsPermanentAndSaysSo() {
         Path key = TestKeys.get().client(Client.ENCRYPTED);
-        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
-                () -> SshTunnel.open(settings(key)));
-        assertThat(failure.isPermanent()).isTrue();
+        ProviderException failure = catchThrowableOfType(ProviderException.class,
+                () -> SshTunnel.open(settings(key), Dials.dial()));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(failure.getMessage()).contains("passphrase", "ssh-keygen -p");
     }
 }

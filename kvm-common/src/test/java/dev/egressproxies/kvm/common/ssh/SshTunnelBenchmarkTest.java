@@ -1,8 +1,8 @@
 package dev.egressproxies.kvm.common.ssh;
 
-import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -46,11 +46,11 @@ class SshTunnelBenchmarkTest {
     @Test
     void openingATunnel() throws Exception {
         for (Client key : new Client[] {Client.ED25519_OPENSSH, Client.RSA_PKCS1_PEM, Client.ECDSA_SEC1_PEM}) {
-            SshTunnel.open(settings(key)).close();
+            SshTunnel.open(settings(key), Dials.dial()).close();
             long total = 0;
             for (int round = 0; round < OPENS; round++) {
                 long started = System.nanoTime();
-                UnixSocketRelay tunnel = SshTunnel.open(settings(key));
+                UnixSocketRelay tunnel = SshTunnel.open(settings(key), Dials.dial());
                 total += System.nanoTime() - started;
                 tunnel.close();
             }
@@ -64,7 +64,7 @@ class SshTunnelBenchmarkTest {
         byte[] chunk = SshTunnelForwardingTest.randomBytes(1024 * 1024, 64);
         MessageDigest sentDigest = MessageDigest.getInstance("SHA-256");
         MessageDigest receivedDigest = MessageDigest.getInstance("SHA-256");
-        try (UnixSocketRelay tunnel = SshTunnel.open(settings(Client.ED25519_OPENSSH));
+        try (UnixSocketRelay tunnel = SshTunnel.open(settings(Client.ED25519_OPENSSH), Dials.dial());
                 SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.socketPath()))) {
             long started = System.nanoTime();
             Thread writer = new Thread(() -> {

@@ -3,6 +3,8 @@ package dev.egressproxies.kvm.common.ssh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -41,10 +43,10 @@ class SshTunnelFailureTest {
     void aHostThatAcceptsButNeverSpeaksTimesOut() throws Exception {
         try (SilentTcpListener silent = new SilentTcpListener()) {
             long started = System.nanoTime();
-            SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
-                    () -> SshTunnel.open(settingsForPort(silent.port(), Duration.ofSeconds(1))));
+            ProviderException failure = catchThrowableOfType(ProviderException.class,
+                    () -> SshTunnel.open(settingsForPort(silent.port(), Duration.ofSeconds(1)), Dials.dial()));
             long elapsedMillis = (System.nanoTime() - started) / 1_000_000;
-            assertThat(failure.isPermanent()).isFalse();
+            assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
             assertThat(failure.getMessage()).contains(OpenSshServer.HOST + ":" + silent.port(), "did not complete", "PT1S");
             assertThat(elapsedMillis).isBetween(900L, 3_000L);
         }
@@ -53,22 +55,22 @@ class SshTunnelFailureTest {
     @Test
     void aPortWithoutSshdIsUnreachable() throws Exception {
         int closedPort = OpenSshServer.freePort();
-        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
-                () -> SshTunnel.open(settingsForPort(closedPort, Duration.ofSeconds(5))));
-        assertThat(failure.isPermanent()).isFalse();
+        ProviderException failure = catchThrowableOfType(ProviderException.class,
+                () -> SshTunnel.open(settingsForPort(closedPort, Duration.ofSeconds(5)), Dials.dial()));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(failure.getMessage()).contains("cannot reach sshd at " + OpenSshServer.HOST + ":" + closedPort);
     }
 
     @Test
     void aThreadInterruptedWhileOpeningGetsControlBackAtOnce() throws Exception {
         try (SilentTcpListener silent = new SilentTcpListener()) {
-            CompletableFuture<SshTunnelException> failure = new CompletableFuture<>();
+            CompletableFuture<ProviderException> failure = new CompletableFuture<>();
             AtomicBoolean stillInterrupted = new AtomicBoolean();
             Thread opener = new Thread(() -> {
                 try {
-                    SshTunnel.open(settingsForPort(silent.port(), Duration.ofSeconds(30))).close();
+                    SshTunnel.open(settingsForPort(silent.port(), Duration.ofSeconds(30)), Dials.dial()).close();
                     failure.complete(null);
-                } catch (SshTunnelException e) {
+                } catch (ProviderException e) {
                     stillInterrupted.set(Thread.currentThread().isInterrupted());
                     failure.complete(e);
                 }
@@ -77,9 +79,9 @@ class SshTunnelFailureTest {
             silent.awaitConnection();
             long interrupted = System.nanoTime();
             opener.interrupt();
-            SshTunnelException result = failure.get(5, TimeUnit.SECONDS);
+            ProviderException result = failure.get(5, TimeUnit.SECONDS);
             assertThat((System.nanoTime() - interrupted) / 1_000_000).isLessThan(1_000);
-            assertThat(result.isPermanent()).isFalse();
+            assertThat(result.kind()).isEqualTo(ErrorKind.TRANSIENT);
             assertThat(result.getMessage()).contains("interrupted while connecting");
             assertThat(stillInterrupted).isTrue();
         }
@@ -88,8 +90,8 @@ class SshTunnelFailureTest {
     @Test
     void aRemoteSocketNobodyListensOnIsTransient() {
         SshTunnelSettings settings = SSHD.settings(key(), "/nonexistent/libvirt-sock");
-        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class, () -> SshTunnel.open(settings));
-        assertThat(failure.isPermanent()).isFalse();
+        ProviderException failure = catchThrowableOfType(ProviderException.class, () -> SshTunnel.open(settings, Dials.dial()));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(failure.getMessage()).contains("could not connect to /nonexistent/libvirt-sock");
     }
 
@@ -97,10 +99,10 @@ class SshTunnelFailureTest {
     void sshdThatForbidsSocketForwardingIsReportedWithTheSettingToChange() throws Exception {
         try (OpenSshServer strict = new OpenSshServer().withOption("AllowStreamLocalForwarding", "no")) {
             strict.start();
-            SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
-                    () -> SshTunnel.open(strict.settings(key(), ECHO.socketPath())));
+            ProviderException failure = catchThrowableOfType(ProviderException.class,
+                    () -> SshTunnel.open(strict.settings(key(), ECHO.socketPath()), Dials.dial()));
             // OpenSSH answers exactly as for a socket nobody listens on, so the reason is the same.
-            assertThat(failure.isPermanent()).isFalse();
+            assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
             assertThat(failure.getMessage()).contains("could not connect to", "AllowStreamLocalForwarding yes");
             assertThat(strict.log()).contains("refused streamlocal port forward");
         }

@@ -1,8 +1,8 @@
 package dev.egressproxies.kvm.common.ssh;
 
-import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -31,9 +31,9 @@ class SshTunnelForwardingTest {
     @RegisterExtension
     static final EchoSocketExtension ECHO = new EchoSocketExtension();
 
-    private static UnixSocketRelay open() throws SshTunnelException {
+    private static UnixSocketRelay open() {
         return SshTunnel.open(SSHD.settings(TestKeys.get().client(TestKeys.Client.ED25519_OPENSSH),
-                ECHO.socketPath()));
+                ECHO.socketPath()), Dials.dial());
     }
 
     @Test

@@ -3,6 +3,8 @@ package dev.egressproxies.kvm.common.ssh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
 import java.io.IOException;
@@ -40,7 +42,7 @@ class SshTunnelHostKeyTest {
 
     @Test
     void aRecordedKeyIsAccepted() throws Exception {
-        try (UnixSocketRelay tunnel = SshTunnel.open(settings(HostKeyPolicy.knownHosts(SSHD.knownHosts())))) {
+        try (UnixSocketRelay tunnel = SshTunnel.open(settings(HostKeyPolicy.knownHosts(SSHD.knownHosts())), Dials.dial())) {
             assertThat(tunnel.isOpen()).isTrue();
         }
     }
@@ -51,7 +53,7 @@ class SshTunnelHostKeyTest {
         // must therefore put the recorded key's algorithms first, as OpenSSH's client does.
         for (Path hostKey : new Path[] {TestKeys.get().hostEd25519(), TestKeys.get().hostEcdsa()}) {
             Path knownHosts = SSHD.knownHostsWith("only-" + hostKey.getFileName(), SSHD.knownHostsLine(hostKey));
-            try (UnixSocketRelay tunnel = SshTunnel.open(settings(HostKeyPolicy.knownHosts(knownHosts)))) {
+            try (UnixSocketRelay tunnel = SshTunnel.open(settings(HostKeyPolicy.knownHosts(knownHosts)), Dials.dial())) {
                 assertThat(tunnel.isOpen()).as(hostKey.getFileName().toString()).isTrue();
             }
         }
@@ -61,9 +63,9 @@ class SshTunnelHostKeyTest {
     void aDifferentKeyIsRefusedBeforeAuthentication() throws Exception {
         int acceptedBefore = acceptedLogins();
         int forwardedBefore = ECHO.acceptedConnections();
-        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
-                () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(SSHD.wrongKnownHosts()))));
-        assertThat(failure.isPermanent()).isTrue();
+        ProviderException failure = catchThrowableOfType(ProviderException.class,
+                () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(SSHD.wrongKnownHosts())), Dials.dial()));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(failure.getMessage()).contains(OpenSshServer.HOST + ":" + SSHD.port(), "records",
                 SSHD.wrongKnownHosts().toString(), "ssh-keygen -R " + hostName(), "line 1");
         assertThat(acceptedLogins()).isEqualTo(acceptedBefore);
@@ -76,9 +78,9 @@ class SshTunnelHostKeyTest {
                 "[" + OpenSshServer.HOST + "]:" + (SSHD.port() + 1) + " "
                         + TestKeys.publicKeyLine(TestKeys.get().hostEd25519()),
                 OpenSshServer.HOST + " " + TestKeys.publicKeyLine(TestKeys.get().hostEd25519()));
-        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
-                () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(otherPort))));
-        assertThat(failure.isPermanent()).isTrue();
+        ProviderException failure = catchThrowableOfType(ProviderException.class,
+                () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(otherPort)), Dials.dial()));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(failure.getMessage()).contains(otherPort.toString(), "has no entry in known_hosts",
                 "ssh-keyscan -p " + SSHD.port() + " " + OpenSshServer.HOST);
     }
@@ -92,11 +94,11 @@ class SshTunnelHostKeyTest {
         Path onlyRevoked = SSHD.knownHostsWith("only-revoked",
                 "@revoked " + SSHD.knownHostsLine(TestKeys.get().hostEd25519()).trim(),
                 SSHD.knownHostsLine(TestKeys.get().otherHostEd25519()).trim());
-        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
-                () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(onlyRevoked))));
-        assertThat(failure.isPermanent()).isTrue();
+        ProviderException failure = catchThrowableOfType(ProviderException.class,
+                () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(onlyRevoked)), Dials.dial()));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(failure.getMessage()).contains("line 1 marks @revoked");
-        try (UnixSocketRelay tunnel = SshTunnel.open(settings(HostKeyPolicy.knownHosts(revoked)))) {
+        try (UnixSocketRelay tunnel = SshTunnel.open(settings(HostKeyPolicy.knownHosts(revoked)), Dials.dial())) {
             assertThat(tunnel.isOpen()).as("the ECDSA key is still fine").isTrue();
         }
     }
@@ -104,15 +106,15 @@ class SshTunnelHostKeyTest {
     @Test
     void aMissingKnownHostsFileIsTransient() {
         Path missing = folder.resolve("known_hosts");
-        SshTunnelException failure = catchThrowableOfType(SshTunnelException.class,
-                () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(missing))));
-        assertThat(failure.isPermanent()).isFalse();
+        ProviderException failure = catchThrowableOfType(ProviderException.class,
+                () -> SshTunnel.open(settings(HostKeyPolicy.knownHosts(missing)), Dials.dial()));
+        assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(failure.getMessage()).contains(missing.toString(), "does not exist (yet)");
     }
 
     @Test
     void theInsecureOptInAcceptsAnyKey() throws Exception {
-        try (UnixSocketRelay tunnel = SshTunnel.open(settings(HostKeyPolicy.insecureIgnoreHostKey()))) {
+        try (UnixSocketRelay tunnel = SshTunnel.open(settings(HostKeyPolicy.insecureIgnoreHostKey()), Dials.dial())) {
             assertThat(tunnel.isOpen()).isTrue();
         }
     }

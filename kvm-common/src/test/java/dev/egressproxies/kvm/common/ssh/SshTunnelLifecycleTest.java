@@ -1,9 +1,9 @@
 package dev.egressproxies.kvm.common.ssh;
 
-import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
@@ -52,10 +52,10 @@ class SshTunnelLifecycleTest {
         assertThat(TunnelThreadsCount.awaitNone(5_000)).isEmpty();
     }
 
-    private static UnixSocketRelay open(UnixTestServer server) throws SshTunnelException {
+    private static UnixSocketRelay open(UnixTestServer server) {
         return SshTunnel.open(SSHD.settings(TestKeys.get().client(Client.ED25519_OPENSSH),
                         server.socketPath().toString())
-                .withKeepalive(KEEPALIVE_INTERVAL, KEEPALIVE_MAX_MISSED));
+                .withKeepalive(KEEPALIVE_INTERVAL, KEEPALIVE_MAX_MISSED), Dials.dial());
     }
 
     /** Waits up to {@code millis} for the tunnel to close itself; returns whether it did. */
