@@ -192,7 +192,7 @@ public final class ConformanceRun {
         public void executionFinished(TestIdentifier identifier, TestExecutionResult result) {
             Long start = started.remove(identifier.getUniqueId());
             Duration took = Duration.ofNanos(start == null ? 0 : System.nanoTime() - start);
-            String reason = result.getThrowable().map(FailureReport::reason).orElse("");
+            String reason = result.getThrowable().map(ConsoleReport::reason).orElse("");
             if (identifier.isTest()) {
                 Outcome outcome = switch (result.getStatus()) {
                     case SUCCESSFUL -> Outcome.PASSED;

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * deletes all of them afterwards, so runs against a shared real backend do not collide. Cases that
  * depend on a {@link Capability} the target lacks assert the declared lack instead of skipping.
  */
-@ExtendWith(FailureReport.class)
+@ExtendWith(ConsoleReport.class)
 public abstract class ProviderConformanceTest {
     private ConformanceSession session;
 

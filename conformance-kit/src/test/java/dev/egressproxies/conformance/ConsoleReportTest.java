@@ -14,8 +14,11 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 
-/** A failed case of a nested group is reported with the backend's and the group's names. */
-class FailureReportTest {
+/**
+ * A failed case of a nested group is reported with the backend's and the group's names, and the
+ * backend's cases are counted once its run ends.
+ */
+class ConsoleReportTest {
 
     @Test
     void aFailedNestedCaseIsPrintedAsBackendGroupAndCase() {
@@ -34,11 +37,12 @@ class FailureReportTest {
         assertThat(printed.toString(StandardCharsets.UTF_8))
                 .contains("[conformance] FAILED SampleBackendSuite > Deletes > removesTheVolume: the volume is"
                         + " still there second line")
+                .contains("[conformance] SampleBackendSuite: 2 cases, 1 passed, 1 failed")
                 .doesNotContain("passes");
     }
 
     /** Stands for a backend's subclass of the suite; run only by the test above (surefire skips nested classes). */
-    @ExtendWith(FailureReport.class)
+    @ExtendWith(ConsoleReport.class)
     static class SampleBackendSuite {
         @Nested
         class Deletes {
