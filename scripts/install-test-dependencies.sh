@@ -23,7 +23,9 @@ packages=(
   # the SSH hop: sshd the tests dial, ssh/ssh-keygen for keys and known_hosts
   openssh-server openssh-client
   # virsh's qemu+ssh/qemu+libssh baseline: with socket= in the URI, libvirt
-  # runs "nc -U SOCKET" on the far side (virt-ssh-helper takes no socket path)
+  # runs "nc -U SOCKET" on the far side (virt-ssh-helper takes no socket path);
+  # egressctl does the same through an sshd that forwards no unix sockets
+  # (virt-ssh-helper, for the default socket, comes with libvirt-daemon)
   netcat-openbsd
 
   # the local image server (python3 -m http.server; http.server lives in the

@@ -11,6 +11,11 @@ public interface HostLink extends AutoCloseable {
     /** The libvirt adapter on this link. */
     LibvirtHost libvirt();
 
+    /** How the link reaches the daemon, for {@code check}; empty when there is nothing to say. */
+    default String route() {
+        return "";
+    }
+
     /**
      * Whether the link still works as far as can be told without asking the host. Must be cheap and
      * must never block: the pool asks while holding the host's lock.

@@ -69,6 +69,11 @@ public final class LibvirtHostLink implements HostLink {
     }
 
     @Override
+    public String route() {
+        return transport.route();
+    }
+
+    @Override
     public boolean isAlive() {
         return !aborted.get() && !closed.get() && transport.isOpen() && libvirt.isAlive();
     }

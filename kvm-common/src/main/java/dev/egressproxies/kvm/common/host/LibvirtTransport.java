@@ -12,6 +12,9 @@ public interface LibvirtTransport extends AutoCloseable {
     /** The local socket libvirt connects to. */
     Path socketPath();
 
+    /** How the socket reaches the daemon, for {@code check}: "SSH to root@kvm1:22, direct-streamlocal to ...". */
+    String route();
+
     /** Whether the transport is still open (not closed, and its far side not known to be gone). */
     boolean isOpen();
 

@@ -124,6 +124,19 @@ public final class HostPool implements AutoCloseable {
     }
 
     /**
+     * How the link to {@code host} reaches its daemon (dialling it when none is cached), for
+     * {@code check}; empty when the dialer has nothing to say.
+     *
+     * @throws ProviderException as {@link #call} does when the host cannot be reached
+     */
+    public String route(HostSettings host, Call call) {
+        if (closed) {
+            throw closedError();
+        }
+        return slots.computeIfAbsent(host.endpoint(), Slot::new).acquire(host, call, call).route();
+    }
+
+    /**
      * Closes every cached link (gracefully, on worker threads, so a hung daemon cannot hold up the
      * caller) and refuses calls from now on; calls in flight run to their end or deadline.
      */

@@ -40,7 +40,9 @@ public final class HostPreflight {
             String name = "SSH and libvirt on host " + host.name() + " (" + host.destination() + ")";
             PreflightCheck connection = check(name, () -> {
                 HostInfo info = hosts.call(host, call, LibvirtHost::hostInfo);
-                return "libvirt " + info.libvirtVersion() + " (" + info.hypervisor() + ") on " + info.hostname();
+                String route = hosts.route(host, call);
+                return "libvirt " + info.libvirtVersion() + " (" + info.hypervisor() + ") on " + info.hostname()
+                        + (route.isEmpty() ? "" : ", through " + route);
             });
             checks.add(connection);
             if (connection.passed()) {

@@ -56,7 +56,6 @@ public final class UnixSocketRelay implements LibvirtTransport {
     }
 
     /** Opens the far end of each connection the relay accepts. */
-    @FunctionalInterface
     public interface Upstream {
         /** Opens the far end of one connection; runs on that connection's own thread, so it may wait. */
         FarEnd connect() throws IOException;
@@ -69,6 +68,9 @@ public final class UnixSocketRelay implements LibvirtTransport {
         default Optional<String> lossReason() {
             return Optional.empty();
         }
+
+        /** How the far ends are reached, for {@code check}. */
+        String route();
     }
 
     /** The far end of one connection: bytes both ways, and an end of output that keeps reading. */
@@ -110,7 +112,17 @@ public final class UnixSocketRelay implements LibvirtTransport {
      * listening in a new private folder named {@code egress-libvirt-PID-random}.
      */
     public static UnixSocketRelay start(Path target) throws IOException {
-        return start("egress-libvirt-", () -> FarEnd.of(SocketChannel.open(UnixDomainSocketAddress.of(target))));
+        return start("egress-libvirt-", new Upstream() {
+            @Override
+            public FarEnd connect() throws IOException {
+                return FarEnd.of(SocketChannel.open(UnixDomainSocketAddress.of(target)));
+            }
+
+            @Override
+            public String route() {
+                return "the local socket " + target;
+            }
+        });
     }
 
     /**
@@ -143,6 +155,11 @@ public final class UnixSocketRelay implements LibvirtTransport {
     @Override
     public Path socketPath() {
         return folder.resolve(SOCKET_NAME);
+    }
+
+    @Override
+    public String route() {
+        return upstream.route();
     }
 
     /** How many connections are being relayed right now. */

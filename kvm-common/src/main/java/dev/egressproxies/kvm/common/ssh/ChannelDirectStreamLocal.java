@@ -1,10 +1,7 @@
 package dev.egressproxies.kvm.common.ssh;
 
-import dev.egressproxies.kvm.common.local.UnixSocketRelay;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import org.apache.sshd.client.channel.AsyncCapableClientChannel;
 import org.apache.sshd.client.future.DefaultOpenFuture;
 import org.apache.sshd.client.future.OpenFuture;
@@ -17,7 +14,7 @@ import org.apache.sshd.common.util.buffer.Buffer;
  * An SSH client channel to a unix socket on the server: OpenSSH's
  * {@code direct-streamlocal@openssh.com}, which MINA SSHD does not provide.
  */
-final class ChannelDirectStreamLocal extends AsyncCapableClientChannel implements UnixSocketRelay.FarEnd {
+final class ChannelDirectStreamLocal extends AsyncCapableClientChannel {
     static final String TYPE = "direct-streamlocal@openssh.com";
 
     private final String socketPath;
@@ -62,40 +59,5 @@ final class ChannelDirectStreamLocal extends AsyncCapableClientChannel implement
         if (pipe != null) {
             pipe.close();
         }
-    }
-
-    /**
-     * Reads what the socket sent; end of stream is an EOF from the host, while a channel that
-     * closed (the host hung up, the SSH connection died) is an error, so the relay closes the local
-     * connection entirely instead of waiting for its client.
-     */
-    @Override
-    public int read(ByteBuffer buffer) throws IOException {
-        int count = getInvertedOut().read(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
-        if (count < 0 && isClosing()) {
-            throw new EOFException("the channel to " + socketPath + " closed");
-        }
-        buffer.position(buffer.position() + Math.max(count, 0));
-        return count;
-    }
-
-    @Override
-    public void write(ByteBuffer buffer) throws IOException {
-        OutputStream toSocket = getInvertedIn();
-        toSocket.write(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
-        toSocket.flush();
-        buffer.position(buffer.limit());
-    }
-
-    /** Sends an SSH EOF: the host's socket sees its client half-close. */
-    @Override
-    public void shutdownOutput() throws IOException {
-        getInvertedIn().close();
-    }
-
-    /** Closes gracefully without waiting: the close is sent after pending data, so sshd releases its end too. */
-    @Override
-    public void close() {
-        close(false);
     }
 }

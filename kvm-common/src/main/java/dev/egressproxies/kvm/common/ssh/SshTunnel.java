@@ -4,25 +4,31 @@ import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.local.UnixSocketRelay;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.security.KeyPair;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.apache.sshd.client.SshClient;
 import org.apache.sshd.client.auth.pubkey.UserAuthPublicKeyFactory;
+import org.apache.sshd.client.channel.ChannelExec;
+import org.apache.sshd.client.channel.ClientChannelEvent;
 import org.apache.sshd.client.config.hosts.HostConfigEntryResolver;
 import org.apache.sshd.client.future.AuthFuture;
 import org.apache.sshd.client.future.ConnectFuture;
 import org.apache.sshd.client.future.OpenFuture;
 import org.apache.sshd.client.keyverifier.ServerKeyVerifier;
 import org.apache.sshd.client.session.ClientSession;
-import org.apache.sshd.common.AttributeRepository;
 import org.apache.sshd.common.AttributeRepository.AttributeKey;
+import org.apache.sshd.common.AttributeRepository;
 import org.apache.sshd.common.NamedFactory;
 import org.apache.sshd.common.SshConstants;
 import org.apache.sshd.common.SshException;
@@ -38,6 +44,8 @@ import org.apache.sshd.common.session.ConnectionService;
 import org.apache.sshd.common.session.Session;
 import org.apache.sshd.common.session.SessionListener;
 import org.apache.sshd.core.CoreModuleProperties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An SSH session to one hypervisor whose unix socket (libvirtd's) is relayed to a private local
@@ -52,9 +60,14 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     /** How long a write may wait for the host to accept more data. */
     private static final Duration WAIT_FOR_WINDOW = Duration.ofDays(1);
     private static final AttributeKey<Attempt> ATTEMPT = new AttributeKey<>();
+    /** libvirt's system socket, which virt-ssh-helper reaches for {@code qemu:///system}. */
+    private static final String DEFAULT_SOCKET = "/var/run/libvirt/libvirt-sock";
+    private static final Logger LOG = LoggerFactory.getLogger(SshTunnel.class);
 
     private final SshTunnelSettings settings;
     private final ClientSession session;
+    /** The command that bridges to the socket when sshd forwards none; null while forwarding works. */
+    private volatile String helperCommand;
     /** The first failure of the open session (an unanswered keepalive, a reset); MINA drops attributes on close. */
     private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
 
@@ -117,8 +130,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             try {
                 tunnel.openChannel(remaining(deadline)).close();
             } catch (IOException refused) {
-                throw dial.failure(isProhibited(refused) ? ErrorKind.PERMANENT : ErrorKind.TRANSIENT,
-                        refused.getMessage(), refused);
+                tunnel.fallBackToHelper(refused, remaining(deadline), dial);
             }
             UnixSocketRelay relay = startRelay(tunnel, dial);
             // Runs on a MINA thread, or here when the session is already closed.
@@ -149,6 +161,15 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         return openChannel(settings.handshakeTimeout());
     }
 
+    /** How the relayed connections reach the host's socket, for {@code check}. */
+    @Override
+    public String route() {
+        String command = helperCommand;
+        return "SSH to " + settings.destination() + (command == null
+                ? ", direct-streamlocal to " + settings.remoteSocketPath()
+                : ", exec '" + command + "' (sshd forwards no unix sockets)");
+    }
+
     @Override
     public Optional<String> lossReason() {
         return session.isOpen() ? Optional.empty() : Optional.of(lostReason());
@@ -171,7 +192,12 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     }
 
     /** Opens a channel to the host's socket; the failure's message says why and what to check. */
-    private ChannelDirectStreamLocal openChannel(Duration timeout) throws IOException {
+    private UnixSocketRelay.FarEnd openChannel(Duration timeout) throws IOException {
+        String command = helperCommand;
+        return command == null ? openStreamLocal(timeout) : openExec(command, timeout);
+    }
+
+    private UnixSocketRelay.FarEnd openStreamLocal(Duration timeout) throws IOException {
         String path = settings.remoteSocketPath();
         ChannelDirectStreamLocal channel = new ChannelDirectStreamLocal(path);
         OpenFuture opening;
@@ -197,7 +223,83 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         if (!opening.isOpened()) {
             throw channelRefused(opening.getException());
         }
-        return channel;
+        return new ChannelEnd(channel, path);
+    }
+
+    /** An exec channel running {@code command}, whose standard input and output are the socket's. */
+    private UnixSocketRelay.FarEnd openExec(String command, Duration timeout) throws IOException {
+        ChannelExec channel = session.createExecChannel(command);
+        // Nothing reads the helper's errors; unread, they would stall the channel's window.
+        channel.setErr(OutputStream.nullOutputStream());
+        try {
+            channel.open().verify(timeout);
+        } catch (IOException e) {
+            channel.close(true);
+            throw new IOException("cannot run '" + command + "' on " + settings.destination() + ": " + e.getMessage(), e);
+        }
+        return new ChannelEnd(channel, command);
+    }
+
+    /**
+     * When sshd refused a channel to the socket, reaches it as libvirt's own ssh transport does
+     * where forwarding is off: an exec channel running virt-ssh-helper (for the default socket) or
+     * {@code nc -U}. A probe command says which exists, and whether the socket does and may be used.
+     *
+     * @throws ProviderException of {@code dial} when there is no way through, saying what to change
+     */
+    private void fallBackToHelper(IOException refused, Duration timeout, Call dial) {
+        if (!(refused.getCause() instanceof SshChannelOpenException)) {
+            throw dial.transientFailure(refused.getMessage(), refused);
+        }
+        String path = settings.remoteSocketPath();
+        String quoted = "'" + path.replace("'", "'\\''") + "'";
+        String found;
+        try {
+            found = output("if [ ! -S " + quoted + " ]; then echo no-socket; elif [ ! -w " + quoted + " ]; then"
+                    + " echo no-access; elif command -v virt-ssh-helper >/dev/null 2>&1 && [ " + quoted + " = "
+                    + DEFAULT_SOCKET + " ]; then echo virt-ssh-helper; elif command -v nc >/dev/null 2>&1; then"
+                    + " echo nc; else echo no-helper; fi", timeout);
+        } catch (IOException cannotRun) {
+            found = "";
+        }
+        String destination = settings.destination();
+        switch (found) {
+            case "virt-ssh-helper" -> helperCommand = "virt-ssh-helper qemu:///system";
+            case "nc" -> helperCommand = "nc -U " + quoted;
+            case "no-socket" -> throw dial.transientFailure("there is no socket at " + path + " on "
+                    + destination + ": start libvirtd (or virtqemud) there, or correct the host's socket setting",
+                    refused);
+            case "no-access" -> throw dial.failure(ErrorKind.PERMANENT, "user " + settings.user() + " may not use"
+                    + " the socket " + path + " on " + settings.host() + ": add the user to the group that owns it"
+                    + " (usually libvirt), or log in as a user that may", refused);
+            case "no-helper" -> throw dial.failure(ErrorKind.PERMANENT, "sshd at " + destination + " does not"
+                    + " forward connections to unix sockets, and the host has neither virt-ssh-helper nor nc to"
+                    + " reach " + path + " instead: set 'AllowStreamLocalForwarding yes' (and 'AllowTcpForwarding"
+                    + " yes') in its sshd_config, or install netcat-openbsd there", refused);
+            default -> throw dial.failure(isProhibited(refused) ? ErrorKind.PERMANENT : ErrorKind.TRANSIENT,
+                    refused.getMessage(), refused);
+        }
+        LOG.info("sshd at {} does not forward connections to unix sockets; reaching {} through '{}' instead",
+                destination, path, helperCommand);
+        try {
+            openChannel(timeout).close();
+        } catch (IOException e) {
+            throw dial.transientFailure(e.getMessage(), e);
+        }
+    }
+
+    /** What {@code command} printed on the host, trimmed; fails when it did not finish within {@code timeout}. */
+    private String output(String command, Duration timeout) throws IOException {
+        try (ChannelExec channel = session.createExecChannel(command)) {
+            ByteArrayOutputStream printed = new ByteArrayOutputStream();
+            channel.setOut(printed);
+            channel.setErr(OutputStream.nullOutputStream());
+            channel.open().verify(timeout);
+            if (channel.waitFor(EnumSet.of(ClientChannelEvent.CLOSED), timeout).contains(ClientChannelEvent.TIMEOUT)) {
+                throw new IOException("'" + command + "' did not finish within " + timeout);
+            }
+            return printed.toString(StandardCharsets.UTF_8).strip();
+        }
     }
 
     private IOException channelRefused(Throwable failure) {

@@ -5,11 +5,16 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import dev.egressproxies.kvm.common.ssh.TestKeys.Client;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -92,12 +97,33 @@ class SshTunnelFailureTest {
         SshTunnelSettings settings = SSHD.settings(key(), "/nonexistent/libvirt-sock");
         ProviderException failure = catchThrowableOfType(ProviderException.class, () -> SshTunnel.open(settings, Dials.dial()));
         assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
-        assertThat(failure.getMessage()).contains("could not connect to /nonexistent/libvirt-sock");
+        // The channel's refusal does not say why; a command run on the host finds the socket missing.
+        assertThat(failure.getMessage()).contains("there is no socket at /nonexistent/libvirt-sock", "start libvirtd");
     }
 
     @Test
-    void sshdThatForbidsSocketForwardingIsReportedWithTheSettingToChange() throws Exception {
+    void sshdThatForbidsSocketForwardingIsGoneAroundThroughNcAsLibvirtDoes() throws Exception {
         try (OpenSshServer strict = new OpenSshServer().withOption("AllowStreamLocalForwarding", "no")) {
+            strict.start();
+            try (UnixSocketRelay tunnel = SshTunnel.open(strict.settings(key(), ECHO.socketPath()), Dials.dial());
+                    SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(tunnel.socketPath()))) {
+                assertThat(tunnel.route()).contains("exec 'nc -U '" + ECHO.socketPath() + "''",
+                        "sshd forwards no unix sockets");
+                local.write(ByteBuffer.wrap("hello".getBytes(StandardCharsets.US_ASCII)));
+                ByteBuffer echoed = ByteBuffer.allocate(5);
+                while (echoed.hasRemaining() && local.read(echoed) >= 0) {
+                    // Until the five bytes are back.
+                }
+                assertThat(new String(echoed.array(), StandardCharsets.US_ASCII)).isEqualTo("hello");
+            }
+            assertThat(strict.log()).contains("refused streamlocal port forward");
+        }
+    }
+
+    @Test
+    void sshdThatForbidsSocketForwardingAndCommandsIsReportedWithTheSettingToChange() throws Exception {
+        try (OpenSshServer strict = new OpenSshServer().withOption("AllowStreamLocalForwarding", "no")
+                .withOption("ForceCommand", "/bin/false")) {
             strict.start();
             ProviderException failure = catchThrowableOfType(ProviderException.class,
                     () -> SshTunnel.open(strict.settings(key(), ECHO.socketPath()), Dials.dial()));
