@@ -47,22 +47,14 @@ class ConformanceCommandEndToEndTest {
     private EgressctlProcess egressctl;
 
     @BeforeEach
-    void configure() throws IOException {
+    void configure() {
         entry = Kvm2StackEntry.create("conformance", temp.resolve("state"));
-        Path work = Files.createDirectories(temp.resolve("work"));
-        Path config = Files.writeString(work.resolve("egress.yaml"), entry.config().secondHost().yaml());
-        egressctl = new EgressctlProcess(Files.createDirectories(temp.resolve("home")), work)
-                .with("EGRESS_CONFIG", config.toString())
-                .withTimeout(Duration.ofMinutes(10));
+        egressctl = entry.egressctl(entry.config().secondHost(), temp);
     }
 
     @AfterEach
-    void removeTheEntrysBases() {
+    void removeWhatTheEntryMade() {
         entry.close();
-        Virsh second = StackHypervisors.virsh(stack, KvmTestConfig.HOST2);
-        for (String volume : second.volumesNamed(stack.pool(), entry.name())) {
-            second.virsh("vol-delete", "--pool", stack.pool(), volume);
-        }
     }
 
     @Test

@@ -2,8 +2,9 @@ package dev.egressproxies.integration.kvm;
 
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Placement;
-import dev.egressproxies.integration.ConfiguredProviders;
 import dev.egressproxies.conformance.TestProviderContext;
+import dev.egressproxies.endtoend.EgressctlProcess;
+import dev.egressproxies.integration.ConfiguredProviders;
 import dev.egressproxies.kvm.common.testing.ImageServer;
 import dev.egressproxies.kvm.common.testing.Requests;
 import dev.egressproxies.kvm.common.teststack.TestStack;
@@ -14,6 +15,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -92,6 +94,22 @@ final class Kvm2StackEntry implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code egressctl} as a separate process on {@code config}, written to {@code folder}/work
+     * (its working folder) with {@code folder}/home as its home; a run may take ten minutes.
+     */
+    EgressctlProcess egressctl(KvmTestConfig config, Path folder) {
+        try {
+            Path work = Files.createDirectories(folder.resolve("work"));
+            Path file = Files.writeString(work.resolve("egress.yaml"), config.yaml());
+            return new EgressctlProcess(Files.createDirectories(folder.resolve("home")), work)
+                    .with("EGRESS_CONFIG", file.toString())
+                    .withTimeout(Duration.ofMinutes(10));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** The name of an instance of this entry. */
     String instance(String purpose) {
         return name + "-" + purpose;
@@ -141,6 +159,11 @@ final class Kvm2StackEntry implements AutoCloseable {
         }
         for (String volume : volumes()) {
             Virsh.run("vol-delete", "--pool", stack.pool(), volume);
+        }
+        // A configuration with the second host keeps bases there too.
+        Virsh second = StackHypervisors.virsh(stack, KvmTestConfig.HOST2);
+        for (String volume : second.volumesNamed(stack.pool(), name)) {
+            second.virsh("vol-delete", "--pool", stack.pool(), volume);
         }
     }
 }

@@ -7,9 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.egressproxies.endtoend.EgressctlProcess;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -39,24 +37,15 @@ class NoStreamLocalEndToEndTest {
     private EgressctlProcess egressctl;
 
     @BeforeEach
-    void configure() throws IOException {
+    void configure() {
         entry = Kvm2StackEntry.create("no-streamlocal", temp.resolve("state"));
-        KvmTestConfig config = entry.config().secondHost()
-                .hostSetting("port", stack.value("EGRESS_TEST_NO_STREAMLOCAL_SSH_PORT"));
-        Path work = Files.createDirectories(temp.resolve("work"));
-        Path file = Files.writeString(work.resolve("egress.yaml"), config.yaml());
-        egressctl = new EgressctlProcess(Files.createDirectories(temp.resolve("home")), work)
-                .with("EGRESS_CONFIG", file.toString())
-                .withTimeout(Duration.ofMinutes(10));
+        egressctl = entry.egressctl(entry.config().secondHost()
+                .hostSetting("port", stack.value("EGRESS_TEST_NO_STREAMLOCAL_SSH_PORT")), temp);
     }
 
     @AfterEach
-    void removeTheEntrysBases() {
+    void removeWhatTheEntryMade() {
         entry.close();
-        var second = StackHypervisors.virsh(stack, KvmTestConfig.HOST2);
-        for (String volume : second.volumesNamed(stack.pool(), entry.name())) {
-            second.virsh("vol-delete", "--pool", stack.pool(), volume);
-        }
     }
 
     @Test
