@@ -54,6 +54,21 @@ class FakeConformanceCommandEndToEndTest {
     }
 
     @Test
+    void namesWhatAnotherRunLeftAndLeavesItAlone() throws IOException {
+        String left = "conformance-k1lled-cf-abcdefgh-a";
+        EgressctlProcess.Result created = egressctl.run("create", left, "--machine-type", "small", "--image",
+                "debian-12");
+        assertThat(created.exitCode()).as(created.toString()).isZero();
+        String id = created.out().trim();
+
+        EgressctlProcess.Result run = egressctl.run("conformance", "fake");
+
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.err()).contains(id + " is left by another conformance run", "'egressctl delete " + id + "'");
+        assertThat(egressctl.run("get", id).exitCode()).as("the other run's instance is still there").isZero();
+    }
+
+    @Test
     void writesADocumentAndAJUnitReport() throws IOException {
         config("bootDelay: 100ms");
         Path report = temp.resolve("reports/fake.xml");

@@ -14,6 +14,7 @@ import dev.egressproxies.conformance.ConformanceTarget;
 import dev.egressproxies.registry.DurationFormat;
 import dev.egressproxies.registry.ProviderRegistry;
 import dev.egressproxies.runtime.output.Printer;
+import dev.egressproxies.runtime.output.QualifiedId;
 import dev.egressproxies.runtime.wiring.ProviderEntries.EntrySummary;
 import dev.egressproxies.runtime.wiring.Session;
 import java.nio.file.Path;
@@ -37,6 +38,8 @@ final class EntryConformanceRun {
     /** How long Ctrl-C waits for the case under way to end and clean up, then for the sweep. */
     private static final Duration CLEANUP_GRACE = Duration.ofMinutes(2);
     private static final String RUN_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+    /** What every run's instance names start with, before the run's own token. */
+    private static final String RUN_NAME_PREFIX = "conformance-";
 
     private final Session session;
     private final String entry;
@@ -60,10 +63,15 @@ final class EntryConformanceRun {
                     session.provider(entry);
                     throw new IllegalStateException("entry " + entry + " vanished");
                 });
-        String prefix = "conformance-" + runToken() + "-";
-        // Checks the declarations once before any case runs: a contradiction is a usage error.
-        target(prefix).provider().close();
+        String prefix = RUN_NAME_PREFIX + runToken() + "-";
         Printer printer = session.printer();
+        // Checks the declarations once before any case runs: a contradiction is a usage error.
+        Provider first = target(prefix).provider();
+        try {
+            noteEarlierRuns(first, printer);
+        } finally {
+            first.close();
+        }
         if (!printer.json()) {
             printer.line("Conformance of entry '" + entry + "' (" + summary.type() + " " + summary.pluginVersion()
                     + "); test instances are named " + prefix + "*");
@@ -106,6 +114,25 @@ final class EntryConformanceRun {
                     .reduce(Duration.ZERO, Duration::plus).truncatedTo(ChronoUnit.SECONDS)) + ")");
         }
         return failed == 0 && notRun == 0 && !results.isEmpty() ? ExitCode.OK : ExitCode.FAILURE;
+    }
+
+    /**
+     * Names the instances that earlier runs left (a run killed with SIGKILL cannot clean up), so
+     * the operator can delete them; this run's sweep leaves them alone, as they may belong to a
+     * run still going elsewhere.
+     */
+    private void noteEarlierRuns(Provider provider, Printer printer) {
+        try {
+            for (Instance instance : provider.listManaged(session.deadline())) {
+                if (instance.name().startsWith(RUN_NAME_PREFIX)) {
+                    String id = new QualifiedId(entry, instance.id()).toString();
+                    printer.note("egressctl: " + id + " is left by another conformance run (still going, or killed);"
+                            + " when it is not running, delete it with 'egressctl delete " + id + "'");
+                }
+            }
+        } catch (ProviderException unreadable) {
+            // The cases report an entry that cannot be listed, with their own words.
+        }
     }
 
     /** A fresh provider of the entry, described as the plugin and the options say. */
