@@ -57,7 +57,7 @@ public final class FakeProviderFactory implements ProviderFactory<FakeConfig> {
      */
     @Override
     public FakeProvider create(String entryName, FakeConfig config, ProviderContext context) {
-        FakeConfig settings = config == null ? FakeConfig.defaults() : config;
+        FakeConfig settings = settingsOf(config);
         FaultInjector faults = new FaultInjector();
         settings.faultsByOperation().forEach(faults::configure);
         return new FakeProvider(entryName, settings, context.clock(), store(entryName, settings, context), faults);
@@ -73,7 +73,7 @@ public final class FakeProviderFactory implements ProviderFactory<FakeConfig> {
     @Override
     public Optional<ConformanceProfile> conformanceProfile(String entryName, FakeConfig config, Provider provider,
                                                            ProviderContext context) {
-        FakeConfig settings = config == null ? FakeConfig.defaults() : config;
+        FakeConfig settings = settingsOf(config);
         Set<Capability> capabilities = EnumSet.of(Capability.PLANTS_UNMANAGED_INSTANCES, Capability.STOPS_INSTANCES,
                 Capability.HANGS_ON_DEMAND, Capability.MAKES_ZONES_UNREADABLE);
         boolean boots = settings.bootDelay().compareTo(LONGEST_AWAITED_BOOT) <= 0;
@@ -99,6 +99,11 @@ public final class FakeProviderFactory implements ProviderFactory<FakeConfig> {
                 settings.zones().get(0) + "/never-created",
                 boots ? settings.bootDelay().plus(BOOT_MARGIN) : PROVISIONING_WATCH,
                 new FakeConformanceHarness((FakeProvider) provider, anotherEntry)));
+    }
+
+    /** The entry's settings; an entry that gives none has {@link FakeConfig#defaults()}. */
+    private static FakeConfig settingsOf(FakeConfig config) {
+        return config == null ? FakeConfig.defaults() : config;
     }
 
     private static InstanceStore store(String entryName, FakeConfig config, ProviderContext context) {

@@ -58,11 +58,10 @@ final class EntryConformanceRun {
 
     /** Runs the suite and returns the exit code: OK only when every case passed. */
     int run() {
+        // Fails naming the configured entries when there is none of that name.
+        session.provider(entry);
         EntrySummary summary = session.entries().entries().stream().filter(each -> each.name().equals(entry))
-                .findFirst().orElseGet(() -> {
-                    session.provider(entry);
-                    throw new IllegalStateException("entry " + entry + " vanished");
-                });
+                .findFirst().orElseThrow();
         String prefix = RUN_NAME_PREFIX + runToken() + "-";
         Printer printer = session.printer();
         // Checks the declarations once before any case runs: a contradiction is a usage error.

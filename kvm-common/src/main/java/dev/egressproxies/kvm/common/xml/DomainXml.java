@@ -52,8 +52,7 @@ public final class DomainXml {
         attribute(appendText(domain, "memory", "64"), "unit", "MiB");
         appendText(domain, "vcpu", "1");
         attribute(appendText(append(domain, "os"), "type", "hvm"), "arch", "x86_64");
-        Element network = attribute(append(append(domain, "devices"), "interface"), "type", "bridge");
-        attribute(append(network, "source"), "bridge", bridge);
+        appendBridgeInterface(append(domain, "devices"), bridge);
         return XmlDocuments.serialize(document);
     }
 
@@ -96,9 +95,7 @@ public final class DomainXml {
         attribute(attribute(append(seed, "target"), "dev", "sda"), "bus", "sata");
         append(seed, "readonly");
 
-        Element network = attribute(append(devices, "interface"), "type", "bridge");
-        attribute(append(network, "source"), "bridge", definition.bridge());
-        attribute(append(network, "model"), "type", "virtio");
+        appendBridgeInterface(devices, definition.bridge());
 
         Element serial = attribute(append(devices, "serial"), "type", "pty");
         attribute(append(serial, "target"), "port", "0");
@@ -108,6 +105,12 @@ public final class DomainXml {
         // libvirt picks the host-side socket path itself when none is given.
         Element agent = attribute(append(devices, "channel"), "type", "unix");
         attribute(attribute(append(agent, "target"), "type", "virtio"), "name", "org.qemu.guest_agent.0");
+    }
+
+    private static void appendBridgeInterface(Element devices, String bridge) {
+        Element network = attribute(append(devices, "interface"), "type", "bridge");
+        attribute(append(network, "source"), "bridge", bridge);
+        attribute(append(network, "model"), "type", "virtio");
     }
 
     private static Element fileDisk(Element devices, String device, DiskFormat format, String path) {
