@@ -65,7 +65,7 @@ class KvmConfigBindingTest {
         assertThat(config.hosts()).containsExactly(
                 new KvmHost("host-1", "127.0.0.1", 2222, "root", "/var/run/libvirt/libvirt-sock", "egress-test", "br0",
                         "qemu", "host-model", "uefi", "/usr/share/OVMF/OVMF_CODE_4M.fd",
-                        "/usr/share/OVMF/OVMF_VARS_4M.fd"),
+                        "/usr/share/OVMF/OVMF_VARS_4M.fd", null),
                 KvmHost.of("host-2", "hypervisor-2.example.org", "br1"));
         assertThat(config.machineTypes()).containsExactly(
                 Map.entry("small", new MachineType(1, 512)), Map.entry("large", new MachineType(4, 4096)));

@@ -140,7 +140,7 @@ class KvmCreateTest {
     @Test
     void aUefiHostBootsEveryVmWithUefi() {
         try (KvmFixture uefi = KvmFixture.withHost(new KvmHost("host-1", "127.0.0.1", null, null, null,
-                KvmFixture.POOL, "br0", "kvm", null, "uefi", null, null))) {
+                KvmFixture.POOL, "br0", "kvm", null, "uefi", null, null, null))) {
             uefi.cacheBaseImage();
 
             uefi.create("proxy-1");

@@ -62,7 +62,7 @@ final class KvmFixture implements AutoCloseable {
         for (int number = 1; number <= hostCount; number++) {
             String name = FakeHostFleet.name(number);
             hostConfigs.add(hostOverrides.getOrDefault(name, new KvmHost(name, "127.0.0.1", 2222, "root", null, POOL,
-                    BRIDGE, "qemu", null, null, null, null)));
+                    BRIDGE, "qemu", null, null, null, null, null)));
         }
         Map<String, MachineType> machineTypes = new LinkedHashMap<>();
         machineTypes.put("small", new MachineType(1, 512));
@@ -71,7 +71,7 @@ final class KvmFixture implements AutoCloseable {
         images.put(IMAGE, new KvmImage(server.url(IMAGE_PATH), null));
         images.put(RAW_IMAGE, new KvmImage(server.url(RAW_IMAGE_PATH), "raw"));
         config = new KvmConfig(hostConfigs, machineTypes, images, 10, null, Path.of("/nonexistent/id_ed25519"),
-                Path.of("/nonexistent/known_hosts"), null, null, null, null);
+                Path.of("/nonexistent/known_hosts"), null, null, null, null, null, null, null);
         provider = new KvmProvider(ENTRY, config, context, connections);
         baseVolume = baseVolume(IMAGE);
         baseMarker = baseVolume + ".complete";
@@ -121,7 +121,7 @@ final class KvmFixture implements AutoCloseable {
     KvmProvider providerWithImageAt(String url) {
         return new KvmProvider(ENTRY, new KvmConfig(config.hosts(), config.machineTypes(),
                 Map.of(IMAGE, new KvmImage(url, null)), null, null, config.sshKeyFile(), config.knownHostsFile(), null,
-                null, null, null), context, connections);
+                null, null, null, null, null, null), context, connections);
     }
 
     /** Creates the instance on host-1 and returns its ID. */

@@ -84,7 +84,7 @@ class Kvm2ConfigTest {
         assertThat(config.hosts()).containsExactly(
                 new HostSettings("host-1", "127.0.0.1", 2222, "root", "/var/run/libvirt/libvirt-sock", "egress-test",
                         "br0", "qemu", "host-model", "/usr/share/OVMF/OVMF_CODE_4M.fd",
-                        "/usr/share/OVMF/OVMF_VARS_4M.fd"),
+                        "/usr/share/OVMF/OVMF_VARS_4M.fd", null),
                 HostSettings.of("host-2", "hypervisor-2.example.org", "br1"));
         assertThat(config.machineTypes()).containsExactly(Map.entry("small", new MachineSize(1, 512)));
         assertThat(config.images().get("debian-12")).isEqualTo(new CatalogueImage(
@@ -178,7 +178,7 @@ class Kvm2ConfigTest {
     void budgetsMustBePositive() {
         assertThatThrownBy(() -> new Kvm2Config(List.of(HostSettings.of("h", "a", "br0")),
                 Map.of("small", new MachineSize(1, 512)), null, null, null, Path.of("/k"), Path.of("/h"), null, null,
-                null, Duration.ZERO, null, null)).hasMessageStartingWith("rpcBudget: PT0S is not positive");
+                null, Duration.ZERO, null, null, null, null, null)).hasMessageStartingWith("rpcBudget: PT0S is not positive");
     }
 
     @Test

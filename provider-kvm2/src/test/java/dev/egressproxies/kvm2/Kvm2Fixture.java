@@ -75,9 +75,9 @@ final class Kvm2Fixture implements AutoCloseable {
                 new CatalogueImage(server.url(IMAGE_PATH), null, IMAGE_SHA256, null, null, null, "bios"))), 10,
                 Duration.ofMinutes(5)));
         config = new Kvm2Config(List.of(new HostSettings("host-1", "127.0.0.1", 2222, "root", null, POOL, BRIDGE,
-                "qemu", null, null, null)), Map.of("small", new MachineSize(1, 512)), settings.images(),
+                "qemu", null, null, null, null)), Map.of("small", new MachineSize(1, 512)), settings.images(),
                 settings.diskSizeGb(), null, Path.of("/nonexistent/id_ed25519"), Path.of("/nonexistent/known_hosts"),
-                null, null, null, RPC_BUDGET, settings.transferBudget(), null);
+                null, null, null, RPC_BUDGET, settings.transferBudget(), null, null, null, null);
         provider = new Kvm2Provider(settings.entry(), config, context, dialer);
         entry = settings.entry();
         baseVolume = baseVolume(IMAGE);
@@ -94,7 +94,7 @@ final class Kvm2Fixture implements AutoCloseable {
         return new Kvm2Provider(entry, new Kvm2Config(config.hosts(), config.machineTypes(), images,
                 config.diskSizeGb(), config.vendorData(), config.sshKeyFile(), config.knownHostsFile(),
                 config.insecureIgnoreHostKey(), config.handshakeTimeout(), config.keepaliveInterval(),
-                config.rpcBudget(), config.transferBudget(), config.imageIdleTimeout()), context, dialer);
+                config.rpcBudget(), config.transferBudget(), config.imageIdleTimeout(), null, null, null), context, dialer);
     }
 
     /** The base volume of catalogue image {@code key} of this entry. */

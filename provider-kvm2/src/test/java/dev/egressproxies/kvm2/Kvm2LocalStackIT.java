@@ -55,7 +55,7 @@ class Kvm2LocalStackIT {
     private final HostPool cleanup = new HostPool(new LocalSocketDialer());
     private final HostSettings host = new HostSettings("local", "localhost", null, null,
             STACK.libvirtSocket().toString(), STACK.pool(), STACK.bridge(), STACK.domainType().xmlName(), null, null,
-            null);
+            null, null);
     private ImageServer server;
     private byte[] image;
     private byte[] gzipped;
@@ -75,7 +75,7 @@ class Kvm2LocalStackIT {
         images.put("pinned-wrong", new CatalogueImage(server.url("/stack.qcow2"), null, "0".repeat(64), null, null,
                 null, "bios"));
         Kvm2Config config = new Kvm2Config(List.of(host), Map.of("small", new MachineSize(1, 256)), images, 1, null,
-                Path.of("/unused/id_ed25519"), null, true, null, null, Duration.ofSeconds(60), Duration.ofMinutes(2), null);
+                Path.of("/unused/id_ed25519"), null, true, null, null, Duration.ofSeconds(60), Duration.ofMinutes(2), null, null, null, null);
         provider = new Kvm2Provider(entry, config, new TestProviderContext(), new LocalSocketDialer());
         for (String key : images.keySet()) {
             String base = base(key);

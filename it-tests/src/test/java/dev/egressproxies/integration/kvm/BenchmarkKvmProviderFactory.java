@@ -6,9 +6,6 @@ import dev.egressproxies.kvm.KvmProvider;
 import dev.egressproxies.kvm.KvmProviderFactory;
 import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.local.LocalSocketDialer;
-import dev.egressproxies.kvm.common.ssh.HostKeyPolicy;
-import dev.egressproxies.kvm.common.ssh.SshHostDialer;
-import dev.egressproxies.kvm.common.ssh.SshTunnelSettings;
 import dev.egressproxies.kvm.config.KvmConfig;
 import dev.egressproxies.kvm.config.KvmHost;
 import java.util.ArrayList;
@@ -72,15 +69,6 @@ final class BenchmarkKvmProviderFactory implements ProviderFactory<KvmConfig> {
         if (transport == Transport.LOCAL_SOCKET) {
             return new LocalSocketDialer();
         }
-        return new SshHostDialer(endpoint -> {
-            KvmHost host = config.host(endpoint.name()).orElseThrow();
-            HostKeyPolicy hostKeys = config.insecureIgnoreHostKey()
-                    ? HostKeyPolicy.insecureIgnoreHostKey()
-                    : HostKeyPolicy.knownHosts(config.knownHostsFile());
-            return SshTunnelSettings.of(host.address(), host.port(), host.user(), config.sshKeyFile(), hostKeys,
-                            host.socket())
-                    .withHandshakeTimeout(config.handshakeTimeout())
-                    .withKeepalive(config.keepaliveInterval(), SshTunnelSettings.DEFAULT_KEEPALIVE_MAX_MISSED);
-        });
+        return config.sshAccess().dialer(config.hosts().stream().map(KvmHost::settings).toList());
     }
 }

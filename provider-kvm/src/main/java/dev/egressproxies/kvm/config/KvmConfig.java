@@ -25,11 +25,14 @@ import java.util.Optional;
  *       debian-12: {url: https://cloud.debian.org/.../debian-12-genericcloud-amd64.qcow2}
  *     diskSizeGb: 10                      # default 10: each VM's disk, in GiB
  *     vendorData: "#cloud-config ..."     # default: installs the QEMU guest agent
- *     sshKeyFile: /etc/egress/kvm/id_ed25519      # required
- *     knownHostsFile: /etc/egress/kvm/known_hosts # required unless insecureIgnoreHostKey
+ *     sshKeyFile: /etc/egress/kvm/id_ed25519      # else ssh_config's IdentityFile, or the agent's keys
+ *     knownHostsFile: /etc/egress/kvm/known_hosts # else ssh_config's UserKnownHostsFile, else ~/.ssh/known_hosts
  *     insecureIgnoreHostKey: false        # default false; true accepts any host key (test machines only)
- *     handshakeTimeout: 30s               # default 30s
- *     keepaliveInterval: 15s              # default 15s
+ *     handshakeTimeout: 30s               # else ssh_config's ConnectTimeout, else 30s
+ *     keepaliveInterval: 15s              # else ssh_config's ServerAliveInterval, else 15s
+ *     sshConfigFile: /etc/egress/kvm/ssh_config   # default ~/.ssh/config if it exists; addresses may be its Host aliases
+ *     identityAgent: /run/user/1000/ssh-agent.sock  # else ssh_config's IdentityAgent, else SSH_AUTH_SOCK
+ *     passphraseFile: /etc/egress/kvm/passphrase    # optional: decrypts key files protected by a passphrase
  *     imageIdleTimeout: 30s               # default 30s: the longest an image server may stay silent
  * }</pre>
  *
@@ -47,6 +50,9 @@ import java.util.Optional;
  *                              machines only, and mutually exclusive with knownHostsFile
  * @param handshakeTimeout      the limit for connecting and logging in to a host
  * @param keepaliveInterval     how often an idle connection is probed, so a dead link is noticed
+ * @param sshConfigFile         the OpenSSH client configuration whose Host blocks describe the hosts
+ * @param identityAgent         the ssh-agent socket whose keys are offered to every host
+ * @param passphraseFile        the file whose first line decrypts key files protected by a passphrase
  * @param imageIdleTimeout      the longest an image server may stay silent: before the response
  *                              headers of a HEAD or GET, and between bytes of the body; within the
  *                              caller's deadline
@@ -54,7 +60,8 @@ import java.util.Optional;
 public record KvmConfig(List<KvmHost> hosts, Map<String, MachineType> machineTypes, Map<String, KvmImage> images,
                         Integer diskSizeGb, String vendorData, Path sshKeyFile, Path knownHostsFile,
                         Boolean insecureIgnoreHostKey, Duration handshakeTimeout, Duration keepaliveInterval,
-                        Duration imageIdleTimeout) {
+                        Duration imageIdleTimeout, Path sshConfigFile,
+                        Path identityAgent, Path passphraseFile) {
 
     /** Each VM's disk size unless configured, in GiB. */
     public static final int DEFAULT_DISK_SIZE_GB = ConfigChecks.DEFAULT_DISK_SIZE_GB;
@@ -73,11 +80,8 @@ public record KvmConfig(List<KvmHost> hosts, Map<String, MachineType> machineTyp
                 "debian-12: {url: https://.../debian-12-genericcloud-amd64.qcow2}");
         diskSizeGb = ConfigChecks.diskSizeGb(diskSizeGb);
         vendorData = ConfigChecks.vendorData(vendorData);
-        SshAccess ssh = new SshAccess(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout,
-                keepaliveInterval);
-        insecureIgnoreHostKey = ssh.insecureIgnoreHostKey();
-        handshakeTimeout = ssh.handshakeTimeout();
-        keepaliveInterval = ssh.keepaliveInterval();
+        insecureIgnoreHostKey = new SshAccess(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout,
+                keepaliveInterval, sshConfigFile, identityAgent, passphraseFile).insecureIgnoreHostKey();
         imageIdleTimeout = ConfigChecks.positive("imageIdleTimeout", imageIdleTimeout, ImageFetcher.DEFAULT_IDLE_LIMIT);
     }
 
@@ -88,6 +92,7 @@ public record KvmConfig(List<KvmHost> hosts, Map<String, MachineType> machineTyp
 
     /** How the entry logs in to its hosts, as kvm-common's SSH tunnel takes it. */
     public SshAccess sshAccess() {
-        return new SshAccess(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout, keepaliveInterval);
+        return new SshAccess(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout, keepaliveInterval,
+                sshConfigFile, identityAgent, passphraseFile);
     }
 }

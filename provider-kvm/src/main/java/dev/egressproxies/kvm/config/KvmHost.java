@@ -10,7 +10,7 @@ import dev.egressproxies.kvm.common.config.HostSettings;
  */
 public record KvmHost(String name, String address, Integer port, String user, String socket, String pool,
                       String bridge, String domainType, String cpuMode, String firmware, String uefiLoader,
-                      String uefiVarsTemplate) {
+                      String uefiVarsTemplate, String proxyJump) {
 
     public static final String FIRMWARE_BIOS = "bios";
     public static final String FIRMWARE_UEFI = "uefi";
@@ -18,7 +18,7 @@ public record KvmHost(String name, String address, Integer port, String user, St
     /** Applies defaults and rejects values that cannot work, naming the setting to fix. */
     public KvmHost {
         HostSettings common = new HostSettings(name, address, port, user, socket, pool, bridge, domainType, cpuMode,
-                uefiLoader, uefiVarsTemplate);
+                uefiLoader, uefiVarsTemplate, proxyJump);
         firmware = firmware == null
                 ? FIRMWARE_BIOS
                 : ConfigChecks.requireOneOf("firmware", firmware, FIRMWARE_BIOS, FIRMWARE_UEFI);
@@ -39,7 +39,7 @@ public record KvmHost(String name, String address, Integer port, String user, St
 
     /** A host with the three required settings and every default. */
     public static KvmHost of(String name, String address, String bridge) {
-        return new KvmHost(name, address, null, null, null, null, bridge, null, null, null, null, null);
+        return new KvmHost(name, address, null, null, null, null, bridge, null, null, null, null, null, null);
     }
 
     /** Whether VMs on this host boot with UEFI firmware. */
@@ -50,7 +50,7 @@ public record KvmHost(String name, String address, Integer port, String user, St
     /** The shared settings; on a BIOS host the default firmware paths stand in and go into no domain. */
     public HostSettings settings() {
         return new HostSettings(name, address, port, user, socket, pool, bridge, domainType, cpuMode, uefiLoader,
-                uefiVarsTemplate);
+                uefiVarsTemplate, proxyJump);
     }
 
     private static void requireUefiOnly(String component, String path, boolean uefi) {

@@ -27,11 +27,14 @@ import java.util.Map;
  *       debian-12: {url: https://.../debian-12-genericcloud-amd64.qcow2, sha256: 0f1e..., firmware: bios}
  *     diskSizeGb: 10                      # default 10: each VM's disk, in GiB
  *     vendorData: "#cloud-config ..."     # default: installs the QEMU guest agent
- *     sshKeyFile: /etc/egress/kvm/id_ed25519      # required
- *     knownHostsFile: /etc/egress/kvm/known_hosts # required unless insecureIgnoreHostKey
+ *     sshKeyFile: /etc/egress/kvm/id_ed25519      # else ssh_config's IdentityFile, or the agent's keys
+ *     knownHostsFile: /etc/egress/kvm/known_hosts # else ssh_config's UserKnownHostsFile, else ~/.ssh/known_hosts
  *     insecureIgnoreHostKey: false        # default false; true accepts any host key (test machines only)
- *     handshakeTimeout: 30s               # default 30s
- *     keepaliveInterval: 15s              # default 15s
+ *     handshakeTimeout: 30s               # else ssh_config's ConnectTimeout, else 30s
+ *     keepaliveInterval: 15s              # else ssh_config's ServerAliveInterval, else 15s
+ *     sshConfigFile: /etc/egress/kvm/ssh_config   # default ~/.ssh/config if it exists; addresses may be its Host aliases
+ *     identityAgent: /run/user/1000/ssh-agent.sock  # else ssh_config's IdentityAgent, else SSH_AUTH_SOCK
+ *     passphraseFile: /etc/egress/kvm/passphrase    # optional: decrypts key files protected by a passphrase
  *     rpcBudget: 2m                       # default 2m: the longest one round of libvirt calls may take
  *     transferBudget: 20m                 # default 20m: the longest one image fetch may take
  *     imageIdleTimeout: 30s               # default 30s: the longest an image server may stay silent
@@ -49,6 +52,9 @@ import java.util.Map;
  * @param insecureIgnoreHostKey whether to accept any host key (test machines only)
  * @param handshakeTimeout      the limit for connecting and logging in to a host
  * @param keepaliveInterval     how often an idle connection is probed, so a dead link is noticed
+ * @param sshConfigFile         the OpenSSH client configuration whose Host blocks describe the hosts
+ * @param identityAgent         the ssh-agent socket whose keys are offered to every host
+ * @param passphraseFile        the file whose first line decrypts key files protected by a passphrase
  * @param rpcBudget             the time limit of one round of libvirt calls (and of an image size
  *                              probe), within the caller's deadline
  * @param transferBudget        the time limit of one image fetch into a host's pool, within the
@@ -61,7 +67,8 @@ public record Kvm2Config(List<HostSettings> hosts, Map<String, MachineSize> mach
                          Map<String, CatalogueImage> images, Integer diskSizeGb, String vendorData, Path sshKeyFile,
                          Path knownHostsFile, Boolean insecureIgnoreHostKey, Duration handshakeTimeout,
                          Duration keepaliveInterval, Duration rpcBudget, Duration transferBudget,
-                         Duration imageIdleTimeout) {
+                         Duration imageIdleTimeout, Path sshConfigFile,
+                         Path identityAgent, Path passphraseFile) {
 
     /** Long enough for a loaded host's round of calls, dial included; short enough that a hung one is noticed. */
     public static final Duration DEFAULT_RPC_BUDGET = Duration.ofMinutes(2);
@@ -75,11 +82,8 @@ public record Kvm2Config(List<HostSettings> hosts, Map<String, MachineSize> mach
         images = images == null || images.isEmpty()
                 ? Map.of()
                 : ConfigChecks.named("images", images, "debian-12: {url: https://.../debian-12-genericcloud-amd64.qcow2}");
-        SshAccess ssh = new SshAccess(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout,
-                keepaliveInterval);
-        insecureIgnoreHostKey = ssh.insecureIgnoreHostKey();
-        handshakeTimeout = ssh.handshakeTimeout();
-        keepaliveInterval = ssh.keepaliveInterval();
+        insecureIgnoreHostKey = new SshAccess(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout,
+                keepaliveInterval, sshConfigFile, identityAgent, passphraseFile).insecureIgnoreHostKey();
         diskSizeGb = ConfigChecks.diskSizeGb(diskSizeGb);
         vendorData = ConfigChecks.vendorData(vendorData);
         rpcBudget = ConfigChecks.positive("rpcBudget", rpcBudget, DEFAULT_RPC_BUDGET);
@@ -89,6 +93,7 @@ public record Kvm2Config(List<HostSettings> hosts, Map<String, MachineSize> mach
 
     /** How the entry logs in to its hosts, as kvm-common's SSH tunnel takes it. */
     public SshAccess sshAccess() {
-        return new SshAccess(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout, keepaliveInterval);
+        return new SshAccess(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout, keepaliveInterval,
+                sshConfigFile, identityAgent, passphraseFile);
     }
 }

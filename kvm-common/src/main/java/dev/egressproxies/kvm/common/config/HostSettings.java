@@ -9,11 +9,13 @@ import dev.egressproxies.kvm.common.xml.UefiFirmware;
 /**
  * One hypervisor of a KVM provider entry, bound from configuration; only {@code name} (the zone),
  * {@code address} and {@code bridge} are required. The SSH login ({@code user}, {@code port}) must
- * be allowed to use libvirt's {@code socket}.
+ * be allowed to use libvirt's {@code socket}. {@code address} may be a {@code Host} alias of the
+ * ssh_config, which then fills {@code port}, {@code user} and {@code proxyJump} where they are
+ * unset (null); without it they default to 22, root and none.
  */
 public record HostSettings(String name, String address, Integer port, String user, String socket, String pool,
                            String bridge, String domainType, String cpuMode, String uefiLoader,
-                           String uefiVarsTemplate) {
+                           String uefiVarsTemplate, String proxyJump) {
 
     public static final int DEFAULT_PORT = 22;
     public static final String DEFAULT_USER = "root";
@@ -30,11 +32,14 @@ public record HostSettings(String name, String address, Integer port, String use
     public HostSettings {
         name = ConfigChecks.requireName("name", name, "host-1");
         address = ConfigChecks.requireWord("address", address, "10.0.0.5 or hypervisor-1.example.org");
-        port = port == null ? DEFAULT_PORT : port;
-        if (port < 1 || port > 65535) {
+        if (port != null && (port < 1 || port > 65535)) {
             throw new IllegalArgumentException("port: " + port + " is not a TCP port; use 1 to 65535, usually 22");
         }
-        user = ConfigChecks.wordOrDefault("user", user, DEFAULT_USER);
+        user = user == null ? null : ConfigChecks.wordOrDefault("user", user, DEFAULT_USER);
+        if (proxyJump != null) {
+            ConfigChecks.requireWord("proxyJump", proxyJump, "admin@bastion.example.org:22, a Host alias of ssh_config,"
+                    + " several separated by commas, or none");
+        }
         socket = socket == null ? DEFAULT_SOCKET : ConfigChecks.requireAbsolutePath("socket", socket, DEFAULT_SOCKET);
         pool = pool == null ? DEFAULT_POOL : requirePoolName(pool);
         bridge = requireBridge(bridge);
@@ -55,7 +60,7 @@ public record HostSettings(String name, String address, Integer port, String use
 
     /** A host with the three required settings and every default. */
     public static HostSettings of(String name, String address, String bridge) {
-        return new HostSettings(name, address, null, null, null, null, bridge, null, null, null, null);
+        return new HostSettings(name, address, null, null, null, null, bridge, null, null, null, null, null);
     }
 
     /** How this host runs guests: domain type, CPU mode (or the type's default), UEFI firmware paths. */
@@ -65,14 +70,18 @@ public record HostSettings(String name, String address, Integer port, String use
         return new HostPlatform(type, cpu, new UefiFirmware(uefiLoader, uefiVarsTemplate));
     }
 
-    /** How kvm-common reaches this host. */
+    /** How kvm-common reaches this host, as written (ssh_config may say more at each dial). */
     public HostEndpoint endpoint() {
-        return new HostEndpoint(name, address, port, user, socket);
+        return new HostEndpoint(name, address, port == null ? DEFAULT_PORT : port, user == null ? DEFAULT_USER : user,
+                socket);
     }
 
-    /** {@code user@address:port}, the way messages name the SSH destination. */
+    /**
+     * {@code user@address:port}, the way messages name the SSH destination: what the entry writes,
+     * the address alone when it leaves user and port to ssh_config.
+     */
     public String destination() {
-        return user + "@" + address + ":" + port;
+        return (user == null ? "" : user + "@") + address + (port == null ? "" : ":" + port);
     }
 
     private static String requirePoolName(String pool) {

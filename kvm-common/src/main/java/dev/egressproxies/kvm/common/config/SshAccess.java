@@ -1,72 +1,116 @@
 package dev.egressproxies.kvm.common.config;
 
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.ssh.HostKeyPolicy;
+import dev.egressproxies.kvm.common.ssh.OpenSshConfig;
+import dev.egressproxies.kvm.common.ssh.SshHop;
 import dev.egressproxies.kvm.common.ssh.SshHostDialer;
 import dev.egressproxies.kvm.common.ssh.SshTunnelSettings;
+import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * How a KVM provider entry logs in to its hosts over SSH: the checked form of the entry's
- * {@code sshKeyFile}, {@code knownHostsFile}, {@code insecureIgnoreHostKey},
- * {@code handshakeTimeout} and {@code keepaliveInterval} settings, and the production dialer built
- * from them.
+ * How a KVM provider entry logs in to its hosts over SSH: the checked form of the entry's SSH
+ * settings, merged at each dial with what the user's ssh_config says about the host (the entry's
+ * own settings win), and the production dialer built from them.
+ *
+ * @param sshKeyFile            the private key offered to every host; else ssh_config's IdentityFile
+ * @param knownHostsFile        the known_hosts file; else ssh_config's UserKnownHostsFile, else ~/.ssh/known_hosts
+ * @param insecureIgnoreHostKey whether any host key is accepted (test machines only)
+ * @param handshakeTimeout      the limit for connecting and logging in; else ConnectTimeout, else 30 s
+ * @param keepaliveInterval     how often an idle link is probed; else ServerAliveInterval, else 15 s
+ * @param sshConfigFile         the ssh_config to read; else ~/.ssh/config when it exists
+ * @param identityAgent         the ssh-agent socket; else ssh_config's IdentityAgent, else SSH_AUTH_SOCK
+ * @param passphraseFile        the file whose first line decrypts key files protected by a passphrase
  */
 public record SshAccess(Path sshKeyFile, Path knownHostsFile, Boolean insecureIgnoreHostKey,
-                        Duration handshakeTimeout, Duration keepaliveInterval) {
+                        Duration handshakeTimeout, Duration keepaliveInterval, Path sshConfigFile, Path identityAgent,
+                        Path passphraseFile) {
     /** Long enough for a loaded host, short enough that a half-open one does not pin a caller. */
-    public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = SshTunnelSettings.DEFAULT_HANDSHAKE_TIMEOUT;
     /** Notices a dead link within a few intervals rather than at the TCP stack's leisure. */
-    public static final Duration DEFAULT_KEEPALIVE_INTERVAL = Duration.ofSeconds(15);
+    public static final Duration DEFAULT_KEEPALIVE_INTERVAL = SshTunnelSettings.DEFAULT_KEEPALIVE_INTERVAL;
+    /** OpenSSH gives up on a jump chain far shorter than this; a loop in ssh_config stops here. */
+    private static final int MAXIMUM_JUMPS = 8;
 
-    /** Applies defaults and rejects settings that cannot work, naming the setting to fix and how. */
+    /** Rejects settings that cannot work, naming the setting to fix and how; unset values stay null. */
     public SshAccess {
-        if (sshKeyFile == null || sshKeyFile.toString().isBlank()) {
-            throw new IllegalArgumentException("sshKeyFile: required; the unencrypted private key (ed25519, RSA or"
-                    + " ECDSA) that logs in to every host, for example /etc/egress/kvm/id_ed25519");
-        }
         insecureIgnoreHostKey = insecureIgnoreHostKey != null && insecureIgnoreHostKey;
-        boolean knownHostsGiven = knownHostsFile != null && !knownHostsFile.toString().isBlank();
-        if (insecureIgnoreHostKey && knownHostsGiven) {
+        sshKeyFile = blankToNull(sshKeyFile);
+        knownHostsFile = blankToNull(knownHostsFile);
+        sshConfigFile = blankToNull(sshConfigFile);
+        identityAgent = blankToNull(identityAgent);
+        passphraseFile = blankToNull(passphraseFile);
+        boolean openSshConfig = sshConfigFile != null || Files.isRegularFile(OpenSshConfig.defaultFile());
+        if (sshKeyFile == null && identityAgent == null && System.getenv("SSH_AUTH_SOCK") == null && !openSshConfig) {
+            throw new IllegalArgumentException("sshKeyFile: required unless ssh-agent or ssh_config gives the keys;"
+                    + " the private key (ed25519, RSA or ECDSA) that logs in to every host, for example"
+                    + " /etc/egress/kvm/id_ed25519, or identityAgent: the ssh-agent's socket, or sshConfigFile: an"
+                    + " ssh_config whose IdentityFile lines name the keys");
+        }
+        if (insecureIgnoreHostKey && knownHostsFile != null) {
             throw new IllegalArgumentException("knownHostsFile: set together with insecureIgnoreHostKey: true, which"
                     + " ignores it; remove one of the two (keep knownHostsFile unless this is a test machine)");
         }
-        if (!insecureIgnoreHostKey && !knownHostsGiven) {
+        if (!insecureIgnoreHostKey && knownHostsFile == null && !openSshConfig) {
             throw new IllegalArgumentException("knownHostsFile: required, so the hosts' SSH keys can be checked;"
-                    + " write it with 'ssh-keyscan -p PORT HOST', or set insecureIgnoreHostKey: true on test"
-                    + " machines only");
+                    + " write it with 'ssh-keyscan -p PORT HOST', or name an sshConfigFile whose"
+                    + " UserKnownHostsFile does (else ~/.ssh/known_hosts is used), or set insecureIgnoreHostKey: true"
+                    + " on test machines only");
         }
-        handshakeTimeout = ConfigChecks.positive("handshakeTimeout", handshakeTimeout, DEFAULT_HANDSHAKE_TIMEOUT);
-        keepaliveInterval = ConfigChecks.positive("keepaliveInterval", keepaliveInterval, DEFAULT_KEEPALIVE_INTERVAL);
+        if (handshakeTimeout != null) {
+            ConfigChecks.positive("handshakeTimeout", handshakeTimeout, DEFAULT_HANDSHAKE_TIMEOUT);
+        }
+        if (keepaliveInterval != null) {
+            ConfigChecks.positive("keepaliveInterval", keepaliveInterval, DEFAULT_KEEPALIVE_INTERVAL);
+        }
+    }
+
+    /** Settings without ssh_config, agent or passphrase file of their own. */
+    public SshAccess(Path sshKeyFile, Path knownHostsFile, Boolean insecureIgnoreHostKey, Duration handshakeTimeout,
+            Duration keepaliveInterval) {
+        this(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout, keepaliveInterval, null, null, null);
     }
 
     /**
-     * The SSH tunnel settings of one host: its address, port, user and socket with this entry's
-     * key, host-key policy and timeouts.
+     * The SSH tunnel settings of one host, as they stand now: the host's address may be a
+     * {@code Host} alias of the ssh_config, whose options fill what neither the host nor the entry
+     * sets.
+     *
+     * @throws ProviderException of {@code dial} when the ssh_config cannot be read or says something
+     *     that cannot work, naming the file and the fix
      */
-    public SshTunnelSettings tunnelSettings(HostSettings host) {
-        HostKeyPolicy hostKeys = insecureIgnoreHostKey
-                ? HostKeyPolicy.insecureIgnoreHostKey()
-                : HostKeyPolicy.knownHosts(knownHostsFile);
-        return SshTunnelSettings.of(host.address(), host.port(), host.user(), sshKeyFile, hostKeys, host.socket())
-                .withHandshakeTimeout(handshakeTimeout)
-                .withKeepalive(keepaliveInterval, SshTunnelSettings.DEFAULT_KEEPALIVE_MAX_MISSED);
+    public SshTunnelSettings tunnelSettings(HostSettings host, Call dial) {
+        OpenSshConfig config = OpenSshConfig.read(sshConfigFile == null ? OpenSshConfig.defaultFile() : sshConfigFile,
+                sshConfigFile != null, dial);
+        OpenSshConfig.HostOptions options = config.options(host.address(), dial);
+        SshHop target = hop(options, host.address(), host.port(), host.user(), dial);
+        List<SshHop> jumps = jumps(config, host.proxyJump() != null ? host.proxyJump() : options.proxyJump(), 0, dial);
+        Duration handshake = first(handshakeTimeout, options.connectTimeout(), DEFAULT_HANDSHAKE_TIMEOUT);
+        Duration keepalive = first(keepaliveInterval, options.aliveInterval(), DEFAULT_KEEPALIVE_INTERVAL);
+        return new SshTunnelSettings(target, jumps, agentSocket(options), passphraseFile, host.socket(), handshake,
+                keepalive, SshTunnelSettings.DEFAULT_KEEPALIVE_MAX_MISSED);
     }
 
     /**
      * The production dialer of the hosts: per host, kvm-common's SSH tunnel forwarding the host's
      * libvirt socket, and libvirt-java connected to the forwarded socket. Nothing is dialled here;
-     * the key and known_hosts files are read at each dial.
+     * ssh_config, key and known_hosts files are read at each dial.
      */
     public HostDialer dialer(List<HostSettings> hosts) {
         Map<String, HostSettings> byName = hosts.stream()
                 .collect(Collectors.toUnmodifiableMap(HostSettings::name, Function.identity()));
-        return new SshHostDialer(endpoint -> tunnelSettings(byName.get(endpoint.name())));
+        return new SshHostDialer((endpoint, dial) -> tunnelSettings(byName.get(endpoint.name()), dial));
     }
 
     /**
@@ -74,6 +118,84 @@ public record SshAccess(Path sshKeyFile, Path knownHostsFile, Boolean insecureIg
      * handshake budget twice over; each caller still waits no longer than its own deadline.
      */
     public Duration dialTimeout() {
-        return handshakeTimeout.multipliedBy(2);
+        return (handshakeTimeout == null ? DEFAULT_HANDSHAKE_TIMEOUT : handshakeTimeout).multipliedBy(2);
+    }
+
+    /** One hop: what the entry (or a ProxyJump spec) writes wins over ssh_config, which wins over defaults. */
+    private SshHop hop(OpenSshConfig.HostOptions options, String alias, Integer port, String user, Call dial) {
+        String hostName = options.hostName() == null ? alias : options.hostName();
+        List<Path> keys = sshKeyFile != null ? List.of(sshKeyFile) : options.identityFiles();
+        HostKeyPolicy policy;
+        if (insecureIgnoreHostKey) {
+            policy = HostKeyPolicy.insecureIgnoreHostKey();
+        } else {
+            Path knownHosts = knownHostsFile != null ? knownHostsFile : options.knownHostsFiles().isEmpty()
+                    ? Path.of(System.getProperty("user.home"), ".ssh", "known_hosts") : options.knownHostsFiles().get(0);
+            policy = new HostKeyPolicy.KnownHostsFile(knownHosts, options.unknownHosts() == null
+                    ? HostKeyPolicy.UnknownHosts.REFUSE : options.unknownHosts());
+        }
+        try {
+            return new SshHop(hostName, first(port, options.port(), SshTunnelSettings.DEFAULT_PORT),
+                    first(user, options.user(), HostSettings.DEFAULT_USER), keys, policy);
+        } catch (IllegalArgumentException e) {
+            throw dial.failure(ErrorKind.PERMANENT, "the SSH settings of " + alias + " cannot work: " + e.getMessage(), e);
+        }
+    }
+
+    /** The jump hosts of {@code spec} ({@code [user@]host[:port]}, comma-separated, or aliases), in connection order. */
+    private List<SshHop> jumps(OpenSshConfig config, String spec, int depth, Call dial) {
+        if (spec == null || spec.isBlank() || spec.equalsIgnoreCase("none")) {
+            return List.of();
+        }
+        if (depth > MAXIMUM_JUMPS) {
+            throw dial.failure(ErrorKind.PERMANENT, "ProxyJump in " + config.file() + " leads through more than "
+                    + MAXIMUM_JUMPS + " jump hosts, or in a circle: check the ProxyJump lines of its Host blocks", null);
+        }
+        List<SshHop> hops = new ArrayList<>();
+        for (String jump : spec.split(",")) {
+            URI uri;
+            try {
+                uri = URI.create("ssh://" + jump.trim());
+            } catch (IllegalArgumentException e) {
+                throw dial.failure(ErrorKind.PERMANENT, "the jump host '" + jump.trim() + "' is not [user@]host[:port]:"
+                        + " correct proxyJump (or ProxyJump in " + config.file() + ")", e);
+            }
+            if (uri.getHost() == null) {
+                throw dial.failure(ErrorKind.PERMANENT, "the jump host '" + jump.trim() + "' is not [user@]host[:port]:"
+                        + " correct proxyJump (or ProxyJump in " + config.file() + ")", null);
+            }
+            OpenSshConfig.HostOptions options = config.options(uri.getHost(), dial);
+            // A jump host's own ProxyJump is passed before it, as OpenSSH does.
+            hops.addAll(jumps(config, options.proxyJump(), depth + 1, dial));
+            hops.add(hop(options, uri.getHost(), uri.getPort() > 0 ? uri.getPort() : null, uri.getUserInfo(), dial));
+        }
+        return hops;
+    }
+
+    private Path agentSocket(OpenSshConfig.HostOptions options) {
+        if (identityAgent != null) {
+            return identityAgent;
+        }
+        String configured = options.identityAgent();
+        if ("none".equals(configured)) {
+            return null;
+        }
+        String socket = configured == null || configured.equals("SSH_AUTH_SOCK") ? System.getenv("SSH_AUTH_SOCK")
+                : configured;
+        return socket == null || socket.isBlank() ? null : Path.of(socket);
+    }
+
+    @SafeVarargs
+    private static <T> T first(T... values) {
+        for (T value : values) {
+            if (value != null) {
+                return value;
+            }
+        }
+        throw new IllegalStateException("no default");
+    }
+
+    private static Path blankToNull(Path path) {
+        return path == null || path.toString().isBlank() ? null : path;
     }
 }

@@ -45,19 +45,24 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
     private static final Logger LOG = LoggerFactory.getLogger(KnownHostsVerifier.class);
     private static final String REVOKED = "revoked";
 
+    private final HostKeyPolicy.UnknownHosts unknownHosts;
     private final String host;
     private final int port;
+    /** Whether the host is reached through a jump host: its peer address is then a local forwarding's. */
+    private final boolean relayed;
     private final List<HostEntryPair> entries;
     private final Map<KnownHostEntry, Integer> lineNumbers;
     private final AtomicReference<String> refusal = new AtomicReference<>();
 
-    private KnownHostsVerifier(Path file, String host, int port, List<HostEntryPair> entries,
-            Map<KnownHostEntry, Integer> lineNumbers) {
+    private KnownHostsVerifier(Path file, HostKeyPolicy.UnknownHosts unknownHosts, String host, int port,
+            boolean relayed, List<HostEntryPair> entries, Map<KnownHostEntry, Integer> lineNumbers) {
         // MINA asks the delegate about unknown hosts and appends the key to the file when it says
         // yes; acceptUnknownHostKey below never asks it, and it would say no.
         super(RejectAllServerKeyVerifier.INSTANCE, file);
+        this.unknownHosts = unknownHosts;
         this.host = host;
         this.port = port;
+        this.relayed = relayed;
         this.entries = entries;
         this.lineNumbers = lineNumbers;
     }
@@ -66,9 +71,9 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
      * Returns the verifier {@code policy} asks for: this check with the known_hosts file read now,
      * or MINA's accept-all that warns at every connection, so the opt-in never goes unnoticed.
      */
-    static ServerKeyVerifier forPolicy(HostKeyPolicy policy, String host, int port, Call dial) {
+    static ServerKeyVerifier forPolicy(HostKeyPolicy policy, String host, int port, boolean relayed, Call dial) {
         if (policy instanceof HostKeyPolicy.KnownHostsFile knownHosts) {
-            return load(knownHosts.file(), host, port, dial);
+            return load(knownHosts.file(), knownHosts.unknownHosts(), host, port, relayed, dial);
         }
         return new StaticServerKeyVerifier(true) {
             @Override
@@ -86,7 +91,8 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
      * @throws ProviderException of {@code dial}: TRANSIENT when the file is missing or unreadable,
      *     PERMANENT when it is too large or a line is invalid
      */
-    static KnownHostsVerifier load(Path file, String host, int port, Call dial) {
+    static KnownHostsVerifier load(Path file, HostKeyPolicy.UnknownHosts unknownHosts, String host, int port,
+            boolean relayed, Call dial) {
         byte[] content;
         try {
             content = PrivateKeyFile.readAtMost(file, MAXIMUM_BYTES).orElseThrow(() -> dial.permanent(
@@ -125,7 +131,7 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
                         + " '[host]:port ssh-ed25519 AAAA...' (plain 'host' for port 22)", e);
             }
         }
-        return new KnownHostsVerifier(file, host, port, List.copyOf(entries), lineNumbers);
+        return new KnownHostsVerifier(file, unknownHosts, host, port, relayed, List.copyOf(entries), lineNumbers);
     }
 
     /** Returns why the host's key was refused, once it was. */
@@ -176,7 +182,7 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
     protected Set<SshdSocketAddress> resolveHostNetworkIdentities(ClientSession session, SocketAddress remoteAddress) {
         Set<SshdSocketAddress> identities = new LinkedHashSet<>();
         identities.add(new SshdSocketAddress(host, port));
-        if (remoteAddress instanceof InetSocketAddress inet && inet.getAddress() != null) {
+        if (!relayed && remoteAddress instanceof InetSocketAddress inet && inet.getAddress() != null) {
             identities.add(new SshdSocketAddress(inet.getAddress().getHostAddress(), port));
         }
         return identities;
@@ -184,6 +190,20 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
 
     @Override
     protected boolean acceptUnknownHostKey(ClientSession session, SocketAddress remoteAddress, PublicKey serverKey) {
+        if (unknownHosts != HostKeyPolicy.UnknownHosts.REFUSE) {
+            LOG.warn("Accepting key {} of {}, which known_hosts file {} does not list, because StrictHostKeyChecking"
+                    + " is {} in ssh_config{}", describe(serverKey), hostAndPort(), getPath(),
+                    unknownHosts == HostKeyPolicy.UnknownHosts.ACCEPT ? "no" : "accept-new",
+                    unknownHosts == HostKeyPolicy.UnknownHosts.ACCEPT ? "" : "; recording it there");
+            if (unknownHosts == HostKeyPolicy.UnknownHosts.ACCEPT_AND_RECORD) {
+                try {
+                    updateKnownHostsFile(session, remoteAddress, serverKey, getPath(), entries);
+                } catch (Exception e) {
+                    LOG.warn("Could not record the key of {} in {}: {}", hostAndPort(), getPath(), e.toString());
+                }
+            }
+            return true;
+        }
         return refuse("host " + hostAndPort() + " has no entry in known_hosts file " + getPath() + ", so its key "
                 + describe(serverKey) + " cannot be checked: after confirming that fingerprint on the host"
                 + " ('ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub'), add it with " + keyscanHint());

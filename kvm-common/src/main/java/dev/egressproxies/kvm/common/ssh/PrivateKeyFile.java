@@ -6,20 +6,27 @@ import dev.egressproxies.kvm.common.Call;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
+import java.security.PublicKey;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.sshd.common.NamedResource;
 import org.apache.sshd.common.config.keys.FilePasswordProvider;
+import org.apache.sshd.common.config.keys.KeyUtils;
+import org.apache.sshd.common.config.keys.OpenSshCertificate;
+import org.apache.sshd.common.config.keys.PublicKeyEntry;
+import org.apache.sshd.common.config.keys.PublicKeyEntryResolver;
 import org.apache.sshd.common.util.security.SecurityUtils;
 
-/** Reads the client's private key pairs from a key file in OpenSSH or PEM form. */
+/** Reads the client's private key pairs from a key file in OpenSSH or PEM form, with its user certificate. */
 final class PrivateKeyFile {
     /** The largest key OpenSSH writes (RSA 16384) is about 13 KiB; anything far bigger is not a key. */
     static final int MAXIMUM_BYTES = 64 * 1024;
@@ -28,38 +35,90 @@ final class PrivateKeyFile {
     }
 
     /**
-     * Returns every key pair in {@code file}; never an empty list.
+     * Returns every key pair in {@code file}, each preceded by its OpenSSH user certificate when a
+     * {@code FILE-cert.pub} lies next to it; never an empty list.
      *
-     * @throws ProviderException of {@code dial}: TRANSIENT when the file is missing or unreadable,
-     *     PERMANENT when it holds no usable key
+     * @param passphraseFile the file whose first line decrypts a key protected by a passphrase; null for none
+     * @throws ProviderException of {@code dial}: TRANSIENT when a file is missing or unreadable,
+     *     PERMANENT when it holds no usable key or the passphrase does not decrypt it
      */
-    static List<KeyPair> load(Path file, Call dial) {
+    static List<KeyPair> load(Path file, Path passphraseFile, Call dial) {
         byte[] content = read(file, dial);
         AtomicBoolean passphraseRequested = new AtomicBoolean();
-        // The provider answers "no passphrase" and remembers it was asked, to explain the failure.
-        FilePasswordProvider noPassphrase = (session, resource, retryIndex) -> {
+        FilePasswordProvider passphrase = (session, resource, retryIndex) -> {
             passphraseRequested.set(true);
-            return null;
+            return passphraseFile == null ? null : passphrase(passphraseFile, dial);
         };
         List<KeyPair> keyPairs = new ArrayList<>();
         try {
             Iterable<KeyPair> loaded = SecurityUtils.loadKeyPairIdentities(
-                    null, NamedResource.ofName(file.toString()), new ByteArrayInputStream(content), noPassphrase);
+                    null, NamedResource.ofName(file.toString()), new ByteArrayInputStream(content), passphrase);
             if (loaded != null) {
                 loaded.forEach(keyPairs::add);
             }
         } catch (IOException | GeneralSecurityException | RuntimeException e) {
-            if (passphraseRequested.get()) {
+            if (e instanceof ProviderException failure) {
+                throw failure;
+            }
+            if (passphraseRequested.get() && passphraseFile == null) {
                 throw dial.failure(ErrorKind.PERMANENT, "SSH private key file " + file
-                        + " is protected by a passphrase, which cannot be entered here: remove it with"
-                        + " 'ssh-keygen -p -N \"\" -f " + file + "' or use another key", e);
+                        + " is protected by a passphrase: name a file holding it in the entry's passphraseFile,"
+                        + " or load the key into ssh-agent ('ssh-add " + file + "') and remove sshKeyFile", e);
+            }
+            if (passphraseRequested.get()) {
+                throw dial.failure(ErrorKind.PERMANENT, "the passphrase in " + passphraseFile + " does not decrypt"
+                        + " SSH private key file " + file + " (" + e.getMessage() + "): write the key's passphrase"
+                        + " as the first line of " + passphraseFile, e);
             }
             throw invalid(file, "cannot be parsed (" + e.getMessage() + ")" + ed25519Hint(), e, dial);
         }
         if (keyPairs.isEmpty()) {
             throw invalid(file, "holds no private key of a supported type" + ed25519Hint(), null, dial);
         }
-        return List.copyOf(keyPairs);
+        List<KeyPair> withCertificates = new ArrayList<>();
+        Path certificateFile = file.resolveSibling(file.getFileName() + "-cert.pub");
+        Optional<PublicKey> certificate = certificate(certificateFile, dial);
+        for (KeyPair pair : keyPairs) {
+            certificate.filter(cert -> cert instanceof OpenSshCertificate openSsh
+                            && KeyUtils.compareKeys(openSsh.getCertPubKey(), pair.getPublic()))
+                    .ifPresent(cert -> withCertificates.add(new KeyPair(cert, pair.getPrivate())));
+            withCertificates.add(pair);
+        }
+        return List.copyOf(withCertificates);
+    }
+
+    /** The OpenSSH user certificate in {@code file}, if there is one. */
+    private static Optional<PublicKey> certificate(Path file, Call dial) {
+        if (!Files.isRegularFile(file)) {
+            return Optional.empty();
+        }
+        try {
+            String line = new String(readAtMost(file, MAXIMUM_BYTES).orElse(new byte[0]), StandardCharsets.UTF_8).strip();
+            PublicKey key = PublicKeyEntry.parsePublicKeyEntry(line)
+                    .resolvePublicKey(null, Map.of(), PublicKeyEntryResolver.FAILING);
+            if (!(key instanceof OpenSshCertificate)) {
+                throw new IOException("it holds a plain public key");
+            }
+            return Optional.of(key);
+        } catch (IOException | GeneralSecurityException | RuntimeException e) {
+            throw dial.failure(ErrorKind.PERMANENT, "SSH certificate file " + file + " is not an OpenSSH user"
+                    + " certificate (" + e.getMessage() + "): sign the key again with 'ssh-keygen -s CA_KEY -I ID"
+                    + " -n USER " + file.getFileName().toString().replace("-cert.pub", ".pub") + "', or remove the"
+                    + " file", e);
+        }
+    }
+
+    /** The first line of {@code file}, which holds a key's passphrase. */
+    private static String passphrase(Path file, Call dial) {
+        try {
+            return readAtMost(file, MAXIMUM_BYTES)
+                    .map(bytes -> new String(bytes, StandardCharsets.UTF_8).lines().findFirst().orElse(""))
+                    .orElseThrow(() -> dial.permanent("passphrase file " + file + " is larger than "
+                            + MAXIMUM_BYTES / 1024 + " KiB: point passphraseFile at the file holding the passphrase"));
+        } catch (IOException e) {
+            throw dial.transientFailure("passphrase file " + file + " cannot be read (" + e
+                    + "): create it, or check that this process may read it", e);
+        }
     }
 
     private static byte[] read(Path file, Call dial) {
@@ -77,8 +136,8 @@ final class PrivateKeyFile {
 
     private static ProviderException invalid(Path file, String problem, Throwable cause, Call dial) {
         return dial.failure(ErrorKind.PERMANENT, "SSH private key file " + file + " " + problem
-                + ": it must be an unencrypted ed25519, RSA or ECDSA private key in OpenSSH or PEM form,"
-                + " as 'ssh-keygen -t ed25519 -N \"\" -f FILE' writes", cause);
+                + ": it must be an ed25519, RSA or ECDSA private key in OpenSSH or PEM form,"
+                + " as 'ssh-keygen -t ed25519 -f FILE' writes", cause);
     }
 
     /**

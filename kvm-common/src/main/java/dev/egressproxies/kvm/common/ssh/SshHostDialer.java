@@ -8,25 +8,25 @@ import dev.egressproxies.kvm.common.host.HostLink;
 import dev.egressproxies.kvm.common.host.LibvirtHostLink;
 import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import java.time.Duration;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 /**
  * The production {@link HostDialer}: an {@link SshTunnel} to the host relaying its libvirt socket,
- * and libvirt-java connected through it. Key and known_hosts files are read at every dial, so a key
- * that appears later heals the next call.
+ * and libvirt-java connected through it. ssh_config, key and known_hosts files are read at every
+ * dial, so a key that appears later heals the next call.
  */
 public final class SshHostDialer implements HostDialer {
-    private final Function<HostEndpoint, SshTunnelSettings> settings;
+    private final BiFunction<HostEndpoint, Call, SshTunnelSettings> settings;
 
-    /** Creates a dialer. */
-    public SshHostDialer(Function<HostEndpoint, SshTunnelSettings> settings) {
+    /** Creates a dialer that asks {@code settings} for a host's tunnel settings at each dial; it fails through the dial. */
+    public SshHostDialer(BiFunction<HostEndpoint, Call, SshTunnelSettings> settings) {
         this.settings = settings;
     }
 
     @Override
     public HostLink dial(HostEndpoint host, Call dial) {
         Deadline deadline = dial.deadline();
-        SshTunnelSettings configured = settings.apply(host);
+        SshTunnelSettings configured = settings.apply(host, dial);
         // The handshake may not outlast the caller: a half-open host must not pin the dial.
         Duration handshake = deadline.isBounded() && deadline.remaining().compareTo(configured.handshakeTimeout()) < 0
                 ? deadline.remaining()

@@ -44,6 +44,17 @@ import org.apache.sshd.common.session.ConnectionService;
 import org.apache.sshd.common.session.Session;
 import org.apache.sshd.common.session.SessionListener;
 import org.apache.sshd.core.CoreModuleProperties;
+import java.nio.file.Path;
+import java.security.PublicKey;
+import java.util.Collections;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.sshd.agent.SshAgent;
+import org.apache.sshd.agent.SshAgentFactory;
+import org.apache.sshd.agent.SshAgentServer;
+import org.apache.sshd.client.config.hosts.HostConfigEntry;
+import org.apache.sshd.common.FactoryManager;
+import org.apache.sshd.common.channel.ChannelFactory;
+import org.apache.sshd.common.config.keys.OpenSshCertificate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,8 +82,34 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     /** The first failure of the open session (an unanswered keepalive, a reset); MINA drops attributes on close. */
     private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
 
-    /** What one connection attempt sets on its session, before MINA reads it. */
-    private record Attempt(SshTunnelSettings settings, ServerKeyVerifier verifier) {
+    /**
+     * What one connection attempt sets on its sessions, before MINA reads them: MINA connects the
+     * hops one after the other (each through the one before), so the n-th session created is the
+     * n-th hop.
+     */
+    private record Attempt(SshTunnelSettings settings, List<HopAccess> hops, AtomicInteger created) {
+        /** The hop of the session being created now. */
+        HopAccess next() {
+            return hops.get(Math.min(created.getAndIncrement(), hops.size() - 1));
+        }
+
+        /** The hop the attempt reached last; the one a failure is about. */
+        HopAccess current() {
+            return hops.get(Math.max(0, Math.min(created.get(), hops.size()) - 1));
+        }
+
+        Optional<String> refusal() {
+            return hops.stream().map(hop -> hop.verifier() instanceof KnownHostsVerifier knownHosts
+                    ? knownHosts.refusal() : Optional.<String>empty()).flatMap(Optional::stream).findFirst();
+        }
+    }
+
+    /** One hop's keys and host-key check, read when the attempt starts. */
+    private record HopAccess(SshHop hop, List<KeyPair> keyPairs, ServerKeyVerifier verifier, boolean last) {
+        /** How messages name the hop: the hypervisor, or a jump host on the way to it. */
+        String label() {
+            return (last ? "sshd at " : "jump host sshd at ") + hop.destination();
+        }
     }
 
     /** The process's one client, started on first use; its threads are daemons. */
@@ -94,29 +131,36 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
      */
     public static UnixSocketRelay open(SshTunnelSettings settings, Call dial) {
         long deadline = System.nanoTime() + settings.handshakeTimeout().toNanos();
-        List<KeyPair> keyPairs = PrivateKeyFile.load(settings.privateKeyFile(), dial);
-        ServerKeyVerifier verifier = KnownHostsVerifier.forPolicy(settings.hostKeyPolicy(), settings.host(),
-                settings.port(), dial);
+        List<PublicKey> agentKeys = settings.agentSocket() == null ? List.of()
+                : AgentSocket.keys(settings.agentSocket(), dial);
+        List<HopAccess> hops = new ArrayList<>();
+        List<SshHop> route = settings.hops();
+        for (int index = 0; index < route.size(); index++) {
+            hops.add(access(route.get(index), index == route.size() - 1, index > 0, settings, agentKeys, dial));
+        }
+        Attempt attempt = new Attempt(settings, List.copyOf(hops), new AtomicInteger());
         ConnectFuture connecting = null;
         boolean opened = false;
         try {
-            connecting = Shared.CLIENT.connect(settings.user(), settings.host(), settings.port(),
-                    AttributeRepository.ofKeyValuePair(ATTEMPT, new Attempt(settings, verifier)), null);
+            connecting = Shared.CLIENT.connect(hostConfig(settings), AttributeRepository.ofKeyValuePair(ATTEMPT, attempt),
+                    null);
             if (!connecting.await(remaining(deadline), CancelOption.CANCEL_ON_TIMEOUT, CancelOption.CANCEL_ON_INTERRUPT)) {
-                throw timeout(settings, "connecting", dial);
+                throw attempt.refusal().map(dial::permanent)
+                        .orElse(timeout(settings, attempt.current(), "connecting", dial));
             }
             if (!connecting.isConnected()) {
-                throw unreachable(settings, connecting.getException(), dial);
+                throw attempt.refusal().map(dial::permanent)
+                        .orElse(connectFailure(settings, attempt, connecting.getException(), agentKeys, dial));
             }
             ClientSession session = connecting.getClientSession();
-            keyPairs.forEach(session::addPublicKeyIdentity);
             AuthFuture authenticating = session.auth();
             if (!authenticating.await(remaining(deadline))) {
-                throw refusal(verifier, dial).orElse(timeout(settings, "key exchange and authentication", dial));
+                throw attempt.refusal().map(dial::permanent)
+                        .orElse(timeout(settings, attempt.current(), "key exchange and authentication", dial));
             }
             if (!authenticating.isSuccess()) {
-                throw refusal(verifier, dial).orElse(authenticationFailure(settings, authenticating.getException(),
-                        keyPairs, dial));
+                throw attempt.refusal().map(dial::permanent).orElse(authenticationFailure(attempt.current(),
+                        authenticating.getException(), agentKeys, settings, dial));
             }
             SshTunnel tunnel = new SshTunnel(settings, session);
             session.addSessionListener(new SessionListener() {
@@ -143,7 +187,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             Thread.currentThread().interrupt();
             throw dial.transientFailure("interrupted while connecting to " + settings.destination(), e);
         } catch (IOException | RuntimeException e) {
-            throw refusal(verifier, dial).orElse(dial.transientFailure("SSH handshake with "
+            throw attempt.refusal().map(dial::permanent).orElse(dial.transientFailure("SSH handshake with "
                     + settings.destination() + " failed: " + e, e));
         } finally {
             if (!opened && connecting != null) {
@@ -153,6 +197,43 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 }
             }
         }
+    }
+
+    /**
+     * Reads one hop's keys and known_hosts file; fails when the hop would have no key to offer.
+     *
+     * @param relayed whether the hop is reached through a jump host, so its peer address is a local one
+     */
+    private static HopAccess access(SshHop hop, boolean last, boolean relayed, SshTunnelSettings settings,
+            List<PublicKey> agentKeys, Call dial) {
+        List<KeyPair> keyPairs = new ArrayList<>();
+        for (Path file : hop.keyFiles()) {
+            keyPairs.addAll(PrivateKeyFile.load(file, settings.passphraseFile(), dial));
+        }
+        if (keyPairs.isEmpty() && agentKeys.isEmpty()) {
+            throw dial.failure(ErrorKind.PERMANENT, "there is no key to log in to " + hop.destination() + " with: set"
+                    + " the entry's sshKeyFile, give the host an IdentityFile in ssh_config, or add a key to"
+                    + " ssh-agent ('ssh-add KEY') and make SSH_AUTH_SOCK or the entry's identityAgent name its"
+                    + (settings.agentSocket() == null ? " socket" : " socket (the agent at " + settings.agentSocket()
+                    + " holds no key)"), null);
+        }
+        ServerKeyVerifier verifier = KnownHostsVerifier.forPolicy(hop.hostKeyPolicy(), hop.host(), hop.port(),
+                relayed, dial);
+        return new HopAccess(hop, List.copyOf(keyPairs), verifier, last);
+    }
+
+    /** What MINA connects: the hypervisor, through the jump hosts, which MINA takes nearest-to-target first. */
+    private static HostConfigEntry hostConfig(SshTunnelSettings settings) {
+        SshHop target = settings.target();
+        List<String> jumps = new ArrayList<>(settings.jumps().stream()
+                .map(hop -> "ssh://" + hop.user() + "@" + (hop.host().contains(":") ? "[" + hop.host() + "]" : hop.host())
+                        + ":" + hop.port())
+                .toList());
+        Collections.reverse(jumps);
+        HostConfigEntry entry = new HostConfigEntry("", target.host(), target.port(), target.user(),
+                jumps.isEmpty() ? null : String.join(",", jumps));
+        entry.setIdentitiesOnly(true);
+        return entry;
     }
 
     /** Opens a channel to the host's socket for one relayed connection. */
@@ -165,7 +246,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     @Override
     public String route() {
         String command = helperCommand;
-        return "SSH to " + settings.destination() + (command == null
+        return "SSH to " + settings.effectiveValues() + (command == null
                 ? ", direct-streamlocal to " + settings.remoteSocketPath()
                 : ", exec '" + command + "' (sshd forwards no unix sockets)");
     }
@@ -269,8 +350,8 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             case "no-socket" -> throw dial.transientFailure("there is no socket at " + path + " on "
                     + destination + ": start libvirtd (or virtqemud) there, or correct the host's socket setting",
                     refused);
-            case "no-access" -> throw dial.failure(ErrorKind.PERMANENT, "user " + settings.user() + " may not use"
-                    + " the socket " + path + " on " + settings.host() + ": add the user to the group that owns it"
+            case "no-access" -> throw dial.failure(ErrorKind.PERMANENT, "user " + settings.target().user() + " may not use"
+                    + " the socket " + path + " on " + settings.target().host() + ": add the user to the group that owns it"
                     + " (usually libvirt), or log in as a user that may", refused);
             case "no-helper" -> throw dial.failure(ErrorKind.PERMANENT, "sshd at " + destination + " does not"
                     + " forward connections to unix sockets, and the host has neither virt-ssh-helper nor nc to"
@@ -339,40 +420,61 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 && refusal.getReasonCode() == SshConstants.SSH_OPEN_ADMINISTRATIVELY_PROHIBITED;
     }
 
-    private static Optional<ProviderException> refusal(ServerKeyVerifier verifier, Call dial) {
-        return verifier instanceof KnownHostsVerifier knownHosts ? knownHosts.refusal().map(dial::permanent)
-                : Optional.empty();
+    private static ProviderException timeout(SshTunnelSettings settings, HopAccess hop, String step, Call dial) {
+        return dial.transientFailure(hop.label() + " did not complete " + step + " within the handshake timeout of "
+                + settings.handshakeTimeout() + ": check that the address and port lead to a responsive sshd", null);
     }
 
-    private static ProviderException timeout(SshTunnelSettings settings, String step, Call dial) {
-        return dial.transientFailure("sshd at " + settings.destination() + " did not complete " + step
-                + " within the handshake timeout of " + settings.handshakeTimeout() + ": check that the address and"
-                + " port lead to a responsive sshd", null);
-    }
-
-    private static ProviderException unreachable(SshTunnelSettings settings, Throwable cause, Call dial) {
+    /** Why MINA could not connect: the first hop unreachable, or a jump host that failed on the way. */
+    private static ProviderException connectFailure(SshTunnelSettings settings, Attempt attempt, Throwable cause,
+            List<PublicKey> agentKeys, Call dial) {
+        HopAccess hop = attempt.current();
+        if (attempt.created().get() > 0 && isNoMoreAuthMethods(cause)) {
+            return authenticationFailure(hop, cause, agentKeys, settings, dial);
+        }
         String detail = cause == null ? "connection failed" : cause.getMessage() == null ? cause.toString()
                 : cause.getMessage();
-        return dial.transientFailure("cannot reach sshd at " + settings.host() + ":" + settings.port() + " ("
-                + detail + "): check the host's address and port and that sshd is running there", cause);
+        if (attempt.created().get() == 0) {
+            SshHop first = attempt.hops().get(0).hop();
+            return dial.transientFailure("cannot reach sshd at " + first.host() + ":" + first.port() + " (" + detail
+                    + "): check the host's address and port and that sshd is running there", cause);
+        }
+        return dial.transientFailure("cannot reach " + settings.destination() + ": " + hop.label() + " failed ("
+                + detail + "): check that sshd is running there and that each jump host may reach the next", cause);
     }
 
-    private static ProviderException authenticationFailure(SshTunnelSettings settings, Throwable cause,
-            List<KeyPair> keyPairs, Call dial) {
+    private static ProviderException authenticationFailure(HopAccess hop, Throwable cause, List<PublicKey> agentKeys,
+            SshTunnelSettings settings, Call dial) {
+        if (isNoMoreAuthMethods(cause)) {
+            List<String> offered = new ArrayList<>();
+            hop.keyPairs().forEach(pair -> offered.add(describe(pair.getPublic())));
+            agentKeys.forEach(key -> offered.add(describe(key) + " from the agent"));
+            String files = hop.hop().keyFiles().stream().map(Path::toString).collect(Collectors.joining(", "));
+            return dial.failure(ErrorKind.PERMANENT, hop.label() + " did not accept any key offered for user "
+                    + hop.hop().user() + " (" + String.join(", ", offered) + "): add one of their public keys"
+                    + (files.isEmpty() ? "" : " ('ssh-keygen -y -f " + hop.hop().keyFiles().get(0) + "')")
+                    + " to that user's ~/.ssh/authorized_keys on the host, or sign it with a CA the host's"
+                    + " TrustedUserCAKeys names", cause);
+        }
+        return dial.transientFailure("SSH handshake with " + settings.destination() + " failed at " + hop.label()
+                + ": " + (cause == null ? "the connection closed" : cause.toString()), cause);
+    }
+
+    private static boolean isNoMoreAuthMethods(Throwable cause) {
         for (Throwable reason = cause; reason != null; reason = reason.getCause()) {
             if (reason instanceof SshException ssh
                     && ssh.getDisconnectCode() == SshConstants.SSH2_DISCONNECT_NO_MORE_AUTH_METHODS_AVAILABLE) {
-                String keys = keyPairs.stream()
-                        .map(pair -> KeyUtils.getKeyType(pair.getPublic()) + " " + KeyUtils.getFingerPrint(pair.getPublic()))
-                        .collect(Collectors.joining(", "));
-                return dial.failure(ErrorKind.PERMANENT, "sshd at " + settings.destination() + " did not accept key "
-                        + settings.privateKeyFile() + " (" + keys + ") for user " + settings.user() + ": add its public"
-                        + " key ('ssh-keygen -y -f " + settings.privateKeyFile() + "') to that user's"
-                        + " ~/.ssh/authorized_keys on the host", cause);
+                return true;
             }
         }
-        return dial.transientFailure("SSH handshake with " + settings.destination() + " failed: "
-                + (cause == null ? "the connection closed" : cause.toString()), cause);
+        return false;
+    }
+
+    private static String describe(PublicKey key) {
+        return key instanceof OpenSshCertificate certificate
+                ? "certificate " + certificate.getId() + " of " + KeyUtils.getKeyType(certificate.getCertPubKey()) + " "
+                        + KeyUtils.getFingerPrint(certificate.getCertPubKey())
+                : KeyUtils.getKeyType(key) + " " + KeyUtils.getFingerPrint(key);
     }
 
     private static Duration remaining(long deadlineNanos) {
@@ -386,6 +488,24 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         client.setKeyIdentityProvider(KeyIdentityProvider.EMPTY_KEYS_PROVIDER);
         client.setFilePasswordProvider(FilePasswordProvider.EMPTY);
         client.setUserAuthFactories(List.of(UserAuthPublicKeyFactory.INSTANCE));
+        client.setAgentFactory(new SshAgentFactory() {
+            @Override
+            public SshAgent createClient(Session session, FactoryManager manager) throws IOException {
+                Attempt attempt = attemptOf(session);
+                Path socket = attempt == null ? null : attempt.settings().agentSocket();
+                return socket == null ? null : AgentSocket.connect(socket);
+            }
+
+            @Override
+            public List<ChannelFactory> getChannelForwardingFactories(FactoryManager manager) {
+                return List.of();
+            }
+
+            @Override
+            public SshAgentServer createServer(ConnectionService service) throws IOException {
+                throw new IOException("this client forwards no agent");
+            }
+        });
         client.setCipherFactories(preferringHardwareCiphers(client.getCipherFactories()));
         // Chosen explicitly rather than looked up with ServiceLoader.
         client.setIoServiceFactoryFactory(new Nio2ServiceFactoryFactory());
@@ -411,10 +531,12 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 // Called before the session sends its key exchange proposal.
                 Attempt attempt = attemptOf(session);
                 if (attempt != null && session instanceof ClientSession client) {
-                    client.setServerKeyVerifier(attempt.verifier());
-                    if (attempt.verifier() instanceof KnownHostsVerifier knownHosts) {
+                    HopAccess hop = attempt.next();
+                    client.setServerKeyVerifier(hop.verifier());
+                    if (hop.verifier() instanceof KnownHostsVerifier knownHosts) {
                         client.setSignatureFactories(knownHosts.preferVerifiableAlgorithms(client.getSignatureFactories()));
                     }
+                    hop.keyPairs().forEach(client::addPublicKeyIdentity);
                 }
             }
 

@@ -2,19 +2,31 @@ package dev.egressproxies.kvm.common.ssh;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
- * Everything needed to open an {@link SshTunnel} to one hypervisor: where sshd listens, who to log
- * in as, which key to use, how to check the host's key, which unix socket to forward, and the
+ * Everything needed to open an {@link SshTunnel} to one hypervisor: the hypervisor's sshd, the jump
+ * hosts on the way, an ssh-agent that may hold the keys, which unix socket to forward, and the
  * timeouts that keep a dead or silent host from pinning a caller.
+ *
+ * @param target             the hypervisor's sshd
+ * @param jumps              the jump hosts in the order they are passed ({@code ProxyJump}); empty
+ *                           for a direct connection
+ * @param agentSocket        the ssh-agent socket whose keys every hop is offered; null for none
+ * @param passphraseFile     the file whose first line decrypts key files protected by a passphrase; null for none
+ * @param remoteSocketPath   the unix socket on the hypervisor that the tunnel reaches
+ * @param handshakeTimeout   the limit for connecting and logging in, all hops together
+ * @param keepaliveInterval  how often an idle connection is probed
+ * @param keepaliveMaxMissed how many probes in a row may go unanswered before the link is closed
  */
 public record SshTunnelSettings(
-        String host,
-        int port,
-        String user,
-        Path privateKeyFile,
-        HostKeyPolicy hostKeyPolicy,
+        SshHop target,
+        List<SshHop> jumps,
+        Path agentSocket,
+        Path passphraseFile,
         String remoteSocketPath,
         Duration handshakeTimeout,
         Duration keepaliveInterval,
@@ -24,21 +36,16 @@ public record SshTunnelSettings(
     public static final int DEFAULT_PORT = 22;
     /** Long enough for a loaded host, short enough that a half-open one does not pin a worker. */
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(30);
-    /** The interval of the reference implementation's keepalive loop. */
+    /** The interval of OpenSSH's ServerAliveInterval as this tool has always used it. */
     public static final Duration DEFAULT_KEEPALIVE_INTERVAL = Duration.ofSeconds(15);
     /** One slow reply is forgiven; two missed in a row close the link (within 45 s by default). */
     public static final int DEFAULT_KEEPALIVE_MAX_MISSED = 2;
 
     /** Checks every field, so a tunnel is never attempted with settings that cannot work. */
     public SshTunnelSettings {
-        requireText(host, "host");
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("SSH port must be between 1 and 65535, got " + port);
-        }
-        requireText(user, "user");
-        Objects.requireNonNull(privateKeyFile, "privateKeyFile");
-        Objects.requireNonNull(hostKeyPolicy, "hostKeyPolicy");
-        requireText(remoteSocketPath, "remoteSocketPath");
+        Objects.requireNonNull(target, "target");
+        jumps = List.copyOf(jumps);
+        SshHop.requireText(remoteSocketPath, "remoteSocketPath");
         if (!remoteSocketPath.startsWith("/")) {
             throw new IllegalArgumentException(
                     "the remote socket path must be absolute, like /var/run/libvirt/libvirt-sock; got " + remoteSocketPath);
@@ -50,42 +57,82 @@ public record SshTunnelSettings(
         }
     }
 
-    /** Returns settings with the default handshake timeout and keepalive. */
+    /** Returns settings of a direct connection with one key file, no agent, the default handshake timeout and keepalive. */
     public static SshTunnelSettings of(
             String host, int port, String user, Path privateKeyFile, HostKeyPolicy hostKeyPolicy,
             String remoteSocketPath) {
-        return new SshTunnelSettings(host, port, user, privateKeyFile, hostKeyPolicy, remoteSocketPath,
-                DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_KEEPALIVE_INTERVAL, DEFAULT_KEEPALIVE_MAX_MISSED);
+        return new SshTunnelSettings(new SshHop(host, port, user, List.of(privateKeyFile), hostKeyPolicy), List.of(),
+                null, null, remoteSocketPath, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_KEEPALIVE_INTERVAL,
+                DEFAULT_KEEPALIVE_MAX_MISSED);
     }
 
     /** Returns a copy with another handshake timeout. */
     public SshTunnelSettings withHandshakeTimeout(Duration timeout) {
-        return new SshTunnelSettings(host, port, user, privateKeyFile, hostKeyPolicy, remoteSocketPath,
-                timeout, keepaliveInterval, keepaliveMaxMissed);
+        return new SshTunnelSettings(target, jumps, agentSocket, passphraseFile, remoteSocketPath, timeout, keepaliveInterval,
+                keepaliveMaxMissed);
     }
 
     /** Returns a copy with another keepalive interval and number of tolerated missed replies. */
     public SshTunnelSettings withKeepalive(Duration interval, int maxMissed) {
-        return new SshTunnelSettings(host, port, user, privateKeyFile, hostKeyPolicy, remoteSocketPath,
-                handshakeTimeout, interval, maxMissed);
+        return new SshTunnelSettings(target, jumps, agentSocket, passphraseFile, remoteSocketPath, handshakeTimeout, interval,
+                maxMissed);
     }
 
     /** Returns a copy that forwards another unix socket of the host. */
     public SshTunnelSettings withRemoteSocketPath(String path) {
-        return new SshTunnelSettings(host, port, user, privateKeyFile, hostKeyPolicy, path,
-                handshakeTimeout, keepaliveInterval, keepaliveMaxMissed);
+        return new SshTunnelSettings(target, jumps, agentSocket, passphraseFile, path, handshakeTimeout, keepaliveInterval,
+                keepaliveMaxMissed);
     }
 
-    /** Returns {@code user@host:port}, the way log lines and error messages name the connection. */
+    /** Returns a copy that passes through {@code hops}, in that order, before the hypervisor. */
+    public SshTunnelSettings withJumps(List<SshHop> hops) {
+        return new SshTunnelSettings(target, hops, agentSocket, passphraseFile, remoteSocketPath, handshakeTimeout, keepaliveInterval,
+                keepaliveMaxMissed);
+    }
+
+    /** Returns a copy whose hops are also offered the keys of the ssh-agent listening on {@code socket}. */
+    public SshTunnelSettings withAgent(Path socket) {
+        return new SshTunnelSettings(target, jumps, socket, passphraseFile, remoteSocketPath, handshakeTimeout, keepaliveInterval,
+                keepaliveMaxMissed);
+    }
+
+    /** Returns a copy that decrypts key files with the passphrase in {@code file}. */
+    public SshTunnelSettings withPassphraseFile(Path file) {
+        return new SshTunnelSettings(target, jumps, agentSocket, file, remoteSocketPath, handshakeTimeout,
+                keepaliveInterval, keepaliveMaxMissed);
+    }
+
+    /** The hops in the order they are connected: the jump hosts, then the hypervisor. */
+    public List<SshHop> hops() {
+        return Stream.concat(jumps.stream(), Stream.of(target)).toList();
+    }
+
+    /**
+     * Returns {@code user@host:port} of the hypervisor, followed by the jump hosts when there are
+     * any, the way log lines and error messages name the connection.
+     */
     public String destination() {
-        return user + "@" + host + ":" + port;
+        return target.destination() + (jumps.isEmpty() ? ""
+                : " (through " + jumps.stream().map(SshHop::destination).collect(Collectors.joining(", ")) + ")");
     }
 
-    private static void requireText(String value, String name) {
-        Objects.requireNonNull(value, name);
-        if (value.isBlank()) {
-            throw new IllegalArgumentException(name + " must not be blank");
-        }
+    /**
+     * The effective values, as {@code check} prints them: where it connects and through which jump
+     * hosts, the hypervisor's keys and known_hosts, the agent, and the timeouts.
+     */
+    public String effectiveValues() {
+        String keys = target.keyFiles().stream().map(Path::toString).collect(Collectors.joining(", "));
+        String hostKeys = target.hostKeyPolicy() instanceof HostKeyPolicy.KnownHostsFile knownHosts
+                ? "known_hosts " + knownHosts.file() + switch (knownHosts.unknownHosts()) {
+                    case REFUSE -> "";
+                    case ACCEPT -> " (unknown hosts accepted)";
+                    case ACCEPT_AND_RECORD -> " (unknown hosts accepted and recorded)";
+                }
+                : "any host key accepted (insecureIgnoreHostKey)";
+        return destination() + "; keys " + (keys.isEmpty() ? "none" : keys)
+                + (agentSocket == null ? "" : " and the agent's at " + agentSocket) + "; " + hostKeys
+                + "; handshake timeout " + handshakeTimeout.toSeconds() + " s, keepalive every "
+                + keepaliveInterval.toSeconds() + " s";
     }
 
     private static void requirePositive(Duration value, String name) {

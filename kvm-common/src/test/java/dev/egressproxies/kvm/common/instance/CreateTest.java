@@ -339,7 +339,7 @@ class CreateTest {
     @Test
     void aUefiImageDefinesTheHostsLoaderAndNvramTemplateAndItsCpuMode() {
         try (EngineFixture uefi = EngineFixture.withHost(new HostSettings("host-1", "127.0.0.1", null, null, null,
-                EngineFixture.POOL, "br0", "kvm", null, null, null))) {
+                EngineFixture.POOL, "br0", "kvm", null, null, null, null))) {
             uefi.engine.create(Requests.request("proxy-1", new Placement("host-1", "small",
                     EngineFixture.UEFI_IMAGE)), Requests.deadline());
 
@@ -365,7 +365,7 @@ class CreateTest {
     @Test
     void aNamedCpuModelIsDefinedAsACustomModel() {
         try (EngineFixture named = EngineFixture.withHost(new HostSettings("host-1", "127.0.0.1", null, null, null,
-                EngineFixture.POOL, "br0", "kvm", "Skylake-Client", null, null))) {
+                EngineFixture.POOL, "br0", "kvm", "Skylake-Client", null, null, null))) {
             named.cacheBaseImage();
 
             named.create("proxy-1");

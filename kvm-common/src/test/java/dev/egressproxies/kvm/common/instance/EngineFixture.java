@@ -56,7 +56,7 @@ final class EngineFixture implements AutoCloseable {
         for (int number = 1; number <= hostCount; number++) {
             String name = FakeHostFleet.name(number);
             hostSettings.add(hostOverrides.getOrDefault(name, new HostSettings(name, "127.0.0.1", 2222, "root", null,
-                    POOL, BRIDGE, "qemu", null, null, null)));
+                    POOL, BRIDGE, "qemu", null, null, null, null)));
         }
         Map<String, MachineSize> machineTypes = new LinkedHashMap<>();
         machineTypes.put("small", new MachineSize(1, 512));

@@ -196,7 +196,7 @@ class HostPoolTest {
             ProviderException failure = failureOf(() -> hostInfo(ALPHA, TEN_SECONDS));
 
             assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
-            assertThat(failure.detail()).contains("host 'alpha' (root@alpha.example.invalid:22) could not be reached",
+            assertThat(failure.detail()).contains("host 'alpha' (alpha.example.invalid) could not be reached",
                     "connection refused");
 
             dialer.succeed("alpha");
@@ -485,7 +485,7 @@ class HostPoolTest {
 
                 assertThat(millisSince(started)).isBetween(1400L, 1500 + PROMPT_MILLIS);
                 assertThat(error.kind()).isEqualTo(ErrorKind.TRANSIENT);
-                assertThat(error.detail()).contains("host 'alpha' (root@alpha.example.invalid:22) did not finish the"
+                assertThat(error.detail()).contains("host 'alpha' (alpha.example.invalid) did not finish the"
                         + " call within its budget of 1500ms (rpcBudget)");
             }
         }

@@ -90,7 +90,7 @@ class HostSettingPreflightTest {
 
     private static HostSettings hostWith(String cpuMode, String uefiLoader) {
         return new HostSettings("host-1", "127.0.0.1", 2222, "root", null, EngineFixture.POOL, EngineFixture.BRIDGE,
-                "qemu", cpuMode, uefiLoader, null);
+                "qemu", cpuMode, uefiLoader, null, null);
     }
 
     private void replaceHost(HostSettings host) {

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Timeout;
 class LibvirtCallLatencyIT {
     private static final TestStack STACK = TestStack.load();
     private static final HostSettings LOCAL = new HostSettings("local", "localhost", 22, "root",
-            STACK.libvirtSocket().toString(), null, "br0", null, null, null, null);
+            STACK.libvirtSocket().toString(), null, "br0", null, null, null, null, null);
     private static final int WARM_UP_CALLS = 300;
     private static final int MEASURED_CALLS = 3000;
 

@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Timeout;
 class LocalSocketDialerIT {
     private static final TestStack STACK = TestStack.load();
     private static final HostSettings LOCAL = new HostSettings("local", "localhost", 22, "root",
-            STACK.libvirtSocket().toString(), null, "br0", null, null, null, null);
+            STACK.libvirtSocket().toString(), null, "br0", null, null, null, null, null);
     private static final Deadline GENEROUS = Deadline.after(Duration.ofSeconds(30));
 
     private final RecordingDialer dialer = new RecordingDialer(new LocalSocketDialer());
@@ -139,7 +139,7 @@ class LocalSocketDialerIT {
     @Test
     void aMissingDaemonSocketIsUnreachableAndSaysWhatToStart() {
         HostSettings nowhere = new HostSettings("nowhere", "localhost", 22, "root", "/nonexistent/libvirt-sock", null,
-                "br0", null, null, null, null);
+                "br0", null, null, null, null, null);
 
         ProviderException failure = catchThrowableOfType(ProviderException.class,
                 () -> connections.call(nowhere, call(GENEROUS), libvirt -> libvirt.hostInfo()));

@@ -24,7 +24,7 @@ class KnownHostsVerifierTest {
     Path folder;
 
     private static PublicKey key(Path privateKey) throws Exception {
-        return PrivateKeyFile.load(privateKey, Dials.dial()).get(0).getPublic();
+        return PrivateKeyFile.load(privateKey, null, Dials.dial()).get(0).getPublic();
     }
 
     private static PublicKey hostKey() throws Exception {
@@ -33,7 +33,7 @@ class KnownHostsVerifierTest {
 
     private KnownHostsVerifier verifier(String host, int port, String... lines) throws Exception {
         Path file = Files.writeString(folder.resolve("known_hosts"), String.join("\n", lines) + "\n");
-        return KnownHostsVerifier.load(file, host, port, Dials.dial());
+        return KnownHostsVerifier.load(file, HostKeyPolicy.UnknownHosts.REFUSE, host, port, false, Dials.dial());
     }
 
     private static String line(String name, Path privateKey) throws Exception {
@@ -86,7 +86,7 @@ class KnownHostsVerifierTest {
                 line("[hashed.example]:2200", TestKeys.get().hostEd25519()) + "\n");
         Command.run("openssh-client", "ssh-keygen", "-H", "-f", file.toString());
         assertThat(Files.readString(file)).startsWith("|1|");
-        assertThat(accepts(KnownHostsVerifier.load(file, "hashed.example", 2200, Dials.dial()), 2200)).isTrue();
+        assertThat(accepts(KnownHostsVerifier.load(file, HostKeyPolicy.UnknownHosts.REFUSE, "hashed.example", 2200, false, Dials.dial()), 2200)).isTrue();
     }
 
     @Test
@@ -102,7 +102,7 @@ class KnownHostsVerifierTest {
         Path file = Files.writeString(folder.resolve("known_hosts"),
                 line("good.example", TestKeys.get().hostEd25519()) + "\nthis-line-has-no-key\n");
         ProviderException failure = catchThrowableOfType(ProviderException.class,
-                () -> KnownHostsVerifier.load(file, "good.example", 22, Dials.dial()));
+                () -> KnownHostsVerifier.load(file, HostKeyPolicy.UnknownHosts.REFUSE, "good.example", 22, false, Dials.dial()));
         assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(failure.getMessage()).contains(file.toString(), "line 2", "is not a valid entry");
     }
@@ -111,7 +111,7 @@ class KnownHostsVerifierTest {
     void aCorruptKeyIsPermanent() throws Exception {
         Path file = Files.writeString(folder.resolve("known_hosts"), "host.example ssh-ed25519 AAAAnotbase64!!\n");
         ProviderException failure = catchThrowableOfType(ProviderException.class,
-                () -> KnownHostsVerifier.load(file, "host.example", 22, Dials.dial()));
+                () -> KnownHostsVerifier.load(file, HostKeyPolicy.UnknownHosts.REFUSE, "host.example", 22, false, Dials.dial()));
         assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(failure.getMessage()).contains("line 1", "is not a valid entry");
     }
@@ -120,7 +120,7 @@ class KnownHostsVerifierTest {
     void aMissingFileIsTransient() {
         Path file = folder.resolve("absent");
         ProviderException failure = catchThrowableOfType(ProviderException.class,
-                () -> KnownHostsVerifier.load(file, "host.example", 22, Dials.dial()));
+                () -> KnownHostsVerifier.load(file, HostKeyPolicy.UnknownHosts.REFUSE, "host.example", 22, false, Dials.dial()));
         assertThat(failure.kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(failure.getMessage()).contains(file.toString(), "does not exist (yet)");
     }
@@ -160,7 +160,7 @@ class KnownHostsVerifierTest {
 
     @Test
     void theInsecureOptInAcceptsAnyKey() throws Exception {
-        assertThat(KnownHostsVerifier.forPolicy(HostKeyPolicy.insecureIgnoreHostKey(), "kvm1.example", 2222, Dials.dial())
+        assertThat(KnownHostsVerifier.forPolicy(HostKeyPolicy.insecureIgnoreHostKey(), "kvm1.example", 2222, false, Dials.dial())
                 .verifyServerKey(null, REMOTE, hostKey())).isTrue();
     }
 

@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -168,6 +169,12 @@ final class OpenSshServer implements BeforeAllCallback, AfterAllCallback, AutoCl
     /** Returns a known_hosts file with another key for this server's name. */
     Path wrongKnownHosts() {
         return directory.resolve("wrong_known_hosts");
+    }
+
+    /** Adds the public key of {@code privateKey} to the authorized keys; sshd reads them at each login. */
+    void authorize(Path privateKey) throws Exception {
+        Files.writeString(directory.resolve("authorized_keys"), TestKeys.publicKeyLine(privateKey) + "\n",
+                StandardOpenOption.APPEND);
     }
 
     /** Returns a known_hosts file with only {@code lines}. */

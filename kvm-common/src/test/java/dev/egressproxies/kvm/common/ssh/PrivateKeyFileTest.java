@@ -32,7 +32,7 @@ class PrivateKeyFileTest {
         "ECDSA_SEC1_PEM, ecdsa-sha2-nistp384",
     })
     void readsEverySupportedTypeAndFormat(Client kind, String keyType) throws Exception {
-        List<KeyPair> pairs = PrivateKeyFile.load(TestKeys.get().client(kind), Dials.dial());
+        List<KeyPair> pairs = PrivateKeyFile.load(TestKeys.get().client(kind), null, Dials.dial());
         assertThat(pairs).hasSize(1);
         assertThat(KeyUtils.getKeyType(pairs.get(0).getPublic())).isEqualTo(keyType);
         assertThat(pairs.get(0).getPrivate()).isNotNull();
@@ -99,6 +99,6 @@ class PrivateKeyFileTest {
     }
 
     private static ProviderException failureFor(Path file) {
-        return catchThrowableOfType(ProviderException.class, () -> PrivateKeyFile.load(file, Dials.dial()));
+        return catchThrowableOfType(ProviderException.class, () -> PrivateKeyFile.load(file, null, Dials.dial()));
     }
 }

@@ -28,7 +28,7 @@ class SshHostDialerTest {
                     libvirtd.socketPath().toString());
             SshTunnelSettings settings = sshd.settings(TestKeys.get().client(Client.ED25519_OPENSSH),
                     libvirtd.socketPath().toString());
-            SshHostDialer dialer = new SshHostDialer(endpoint -> settings);
+            SshHostDialer dialer = new SshHostDialer((endpoint, call) -> settings);
 
             CompletableFuture<HostLink> dial = CompletableFuture.supplyAsync(
                     () -> dialer.dial(host, new Call("kvm", Operation.LIST_MANAGED, "", Deadline.after(Duration.ofSeconds(30)))));

@@ -30,10 +30,8 @@ class SshTunnelHostKeyTest {
     Path folder;
 
     private static SshTunnelSettings settings(HostKeyPolicy policy) {
-        return new SshTunnelSettings(OpenSshServer.HOST, SSHD.port(), SSHD.user(),
-                TestKeys.get().client(Client.ED25519_OPENSSH), policy, ECHO.socketPath(),
-                SshTunnelSettings.DEFAULT_HANDSHAKE_TIMEOUT, SshTunnelSettings.DEFAULT_KEEPALIVE_INTERVAL,
-                SshTunnelSettings.DEFAULT_KEEPALIVE_MAX_MISSED);
+        return SshTunnelSettings.of(OpenSshServer.HOST, SSHD.port(), SSHD.user(),
+                TestKeys.get().client(Client.ED25519_OPENSSH), policy, ECHO.socketPath());
     }
 
     private String hostName() {

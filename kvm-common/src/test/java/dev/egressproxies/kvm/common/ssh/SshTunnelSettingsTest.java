@@ -34,8 +34,8 @@ class SshTunnelSettingsTest {
         assertThat(changed.keepaliveInterval()).isEqualTo(Duration.ofSeconds(1));
         assertThat(changed.keepaliveMaxMissed()).isEqualTo(4);
         assertThat(changed.remoteSocketPath()).isEqualTo("/run/other.sock");
-        assertThat(changed.host()).isEqualTo("kvm1.example");
-        assertThat(changed.hostKeyPolicy()).isEqualTo(KNOWN_HOSTS);
+        assertThat(changed.target().host()).isEqualTo("kvm1.example");
+        assertThat(changed.target().hostKeyPolicy()).isEqualTo(KNOWN_HOSTS);
     }
 
     @Test

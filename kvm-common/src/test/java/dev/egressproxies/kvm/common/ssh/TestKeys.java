@@ -113,7 +113,7 @@ final class TestKeys {
             return fields[0] + " " + fields[1];
         }
         // openssl writes no .pub file, and ssh-keygen cannot read its ed25519 PEM: derive it here.
-        KeyPair pair = PrivateKeyFile.load(privateKeyFile, Dials.dial()).get(0);
+        KeyPair pair = PrivateKeyFile.load(privateKeyFile, null, Dials.dial()).get(0);
         return PublicKeyEntry.toString(pair.getPublic());
     }
 

@@ -1,0 +1,98 @@
+package dev.egressproxies.kvm.common.ssh;
+
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.kvm.common.Call;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+import java.security.PublicKey;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.sshd.agent.common.AbstractAgentProxy;
+import org.apache.sshd.common.util.buffer.Buffer;
+import org.apache.sshd.common.util.buffer.ByteArrayBuffer;
+
+/**
+ * A connection to an ssh-agent's unix socket ({@code SSH_AUTH_SOCK}): MINA's agent protocol over
+ * the JDK's unix-domain sockets, instead of MINA's own unix agent client, which needs the Apache
+ * Portable Runtime's native library.
+ */
+final class AgentSocket extends AbstractAgentProxy {
+    /** ssh-agent refuses messages above 256 KiB; an answer larger than that is not an agent's. */
+    private static final int MAXIMUM_MESSAGE = 256 * 1024;
+
+    private final SocketChannel channel;
+
+    private AgentSocket(SocketChannel channel) {
+        super(null);
+        this.channel = channel;
+    }
+
+    /** Connects to the agent listening on {@code socket}. */
+    static AgentSocket connect(Path socket) throws IOException {
+        SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            channel.connect(UnixDomainSocketAddress.of(socket));
+            return new AgentSocket(channel);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Returns the public keys the agent at {@code socket} holds, in its order.
+     *
+     * @throws ProviderException of {@code dial}, TRANSIENT, naming the socket when it cannot be asked
+     */
+    static List<PublicKey> keys(Path socket, Call dial) {
+        try (AgentSocket agent = connect(socket)) {
+            List<PublicKey> keys = new ArrayList<>();
+            agent.getIdentities().forEach(identity -> keys.add(identity.getKey()));
+            return keys;
+        } catch (IOException | RuntimeException e) {
+            throw dial.transientFailure("cannot ask the ssh-agent at " + socket + " for its keys (" + e.getMessage()
+                    + "): start the agent ('eval $(ssh-agent)' and 'ssh-add KEY') and point SSH_AUTH_SOCK or the"
+                    + " entry's identityAgent at its socket", e);
+        }
+    }
+
+    /** Sends one request and returns the agent's answer without its length field, as MINA expects. */
+    @Override
+    protected synchronized Buffer request(Buffer buffer) throws IOException {
+        ByteBuffer out = ByteBuffer.wrap(buffer.array(), buffer.rpos(), buffer.available());
+        while (out.hasRemaining()) {
+            channel.write(out);
+        }
+        ByteBuffer length = readFully(ByteBuffer.allocate(Integer.BYTES));
+        int size = length.flip().getInt();
+        if (size < 1 || size > MAXIMUM_MESSAGE) {
+            throw new IOException("the ssh-agent answered with a message of " + size + " bytes, which no agent sends");
+        }
+        return new ByteArrayBuffer(readFully(ByteBuffer.allocate(size)).array());
+    }
+
+    @Override
+    public boolean isOpen() {
+        return channel.isOpen();
+    }
+
+    @Override
+    public void close() throws IOException {
+        super.close();
+        channel.close();
+    }
+
+    private ByteBuffer readFully(ByteBuffer into) throws IOException {
+        while (into.hasRemaining()) {
+            if (channel.read(into) < 0) {
+                throw new EOFException("the ssh-agent closed the connection");
+            }
+        }
+        return into;
+    }
+}

@@ -1,0 +1,42 @@
+package dev.egressproxies.kvm.common.ssh;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One SSH server on the way to a hypervisor: a jump host ({@code ProxyJump}) or the hypervisor
+ * itself. Each hop is logged in to with its own user and keys, and its host key is checked against
+ * its own policy, as OpenSSH does.
+ *
+ * @param host          the address or DNS name sshd listens on
+ * @param port          sshd's TCP port
+ * @param user          the user to log in as
+ * @param keyFiles      the private key files offered, in order; may be empty when an agent holds the keys
+ * @param hostKeyPolicy how the host's key is checked
+ */
+public record SshHop(String host, int port, String user, List<Path> keyFiles, HostKeyPolicy hostKeyPolicy) {
+
+    /** Checks every field, so a connection is never attempted with settings that cannot work. */
+    public SshHop {
+        requireText(host, "host");
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("SSH port must be between 1 and 65535, got " + port);
+        }
+        requireText(user, "user");
+        keyFiles = List.copyOf(keyFiles);
+        Objects.requireNonNull(hostKeyPolicy, "hostKeyPolicy");
+    }
+
+    /** Returns {@code user@host:port}, the way log lines and error messages name the hop. */
+    public String destination() {
+        return user + "@" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+    }
+
+    static void requireText(String value, String name) {
+        Objects.requireNonNull(value, name);
+        if (value.isBlank()) {
+            throw new IllegalArgumentException(name + " must not be blank");
+        }
+    }
+}
