@@ -47,6 +47,9 @@ final class KvmTestConfig {
     private int port;
     private boolean secondHost;
     private Duration handshakeTimeout = Duration.ofSeconds(30);
+    /** When set, hosts are this Host alias of {@link #sshConfigFile}, which gives everything SSH needs. */
+    private String sshConfigAlias;
+    private Path sshConfigFile;
     private final Map<String, String> images = new LinkedHashMap<>();
     private final Map<String, String> extraSettings = new LinkedHashMap<>();
     private final Map<String, String> extraHostSettings = new LinkedHashMap<>();
@@ -137,6 +140,16 @@ final class KvmTestConfig {
         return this;
     }
 
+    /**
+     * Reaches the hosts as the {@code Host} alias {@code alias} of the ssh_config {@code file}: the
+     * entry then names neither key nor known_hosts file, and the hosts neither port nor user.
+     */
+    KvmTestConfig throughSshConfig(Path file, String alias) {
+        this.sshConfigFile = file;
+        this.sshConfigAlias = alias;
+        return this;
+    }
+
     /** Limits connecting and logging in to the host. */
     KvmTestConfig handshakeTimeout(Duration timeout) {
         this.handshakeTimeout = timeout;
@@ -183,8 +196,12 @@ final class KvmTestConfig {
     private void appendEntry(StringBuilder yaml) {
         yaml.append("  - name: ").append(entry).append('\n');
         yaml.append("    type: ").append(type).append('\n');
-        yaml.append("    sshKeyFile: ").append(quoted(keyFile.toString())).append('\n');
-        yaml.append("    knownHostsFile: ").append(quoted(knownHostsFile.toString())).append('\n');
+        if (sshConfigAlias == null) {
+            yaml.append("    sshKeyFile: ").append(quoted(keyFile.toString())).append('\n');
+            yaml.append("    knownHostsFile: ").append(quoted(knownHostsFile.toString())).append('\n');
+        } else {
+            yaml.append("    sshConfigFile: ").append(quoted(sshConfigFile.toString())).append('\n');
+        }
         yaml.append("    handshakeTimeout: ").append(handshakeTimeout.toMillis()).append("ms\n");
         yaml.append("    keepaliveInterval: 15s\n");
         yaml.append("    hosts:\n");
@@ -202,9 +219,13 @@ final class KvmTestConfig {
     private void appendHost(StringBuilder yaml, String name, int sshPort, String socket) {
         yaml.append("      - name: ").append(name).append('\n');
         Map<String, String> host = new LinkedHashMap<>();
-        host.put("address", quoted(stack.value("EGRESS_TEST_SSH_HOST")));
-        host.put("port", Integer.toString(sshPort));
-        host.put("user", quoted(stack.value("EGRESS_TEST_SSH_USER")));
+        if (sshConfigAlias == null) {
+            host.put("address", quoted(stack.value("EGRESS_TEST_SSH_HOST")));
+            host.put("port", Integer.toString(sshPort));
+            host.put("user", quoted(stack.value("EGRESS_TEST_SSH_USER")));
+        } else {
+            host.put("address", quoted(sshConfigAlias));
+        }
         host.put("socket", quoted(socket));
         host.put("pool", quoted(stack.pool()));
         host.put("bridge", quoted(stack.bridge()));

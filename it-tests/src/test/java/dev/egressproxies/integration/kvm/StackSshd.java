@@ -25,6 +25,11 @@ final class StackSshd {
         }
     }
 
+    /** Kills the jump host's sshd (in the stack's network namespace) and its connections. */
+    static void killJumpHost() {
+        StackScript.run("kill-sshd", "jump");
+    }
+
     /** Starts sshd again (and repairs anything else of the stack); idempotent. */
     static void revive() {
         StackScript.run("up");
