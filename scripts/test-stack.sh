@@ -193,6 +193,12 @@ ensure_users_and_folders() {
   getent group libvirt >/dev/null || groupadd -r libvirt
   getent passwd libvirt-qemu >/dev/null \
     || useradd -r -g libvirt-qemu -G kvm -d /var/lib/libvirt -s /usr/sbin/nologin libvirt-qemu
+  # A login without root's rights, for tests of a libvirt socket that user may not open; the
+  # stack's sshds take the same authorized keys for every user.
+  getent passwd egress-unprivileged >/dev/null \
+    || useradd -r -m -d /var/lib/egress-unprivileged -s /bin/sh egress-unprivileged
+  # "!" (locked, useradd's default) makes sshd refuse even key logins; "*" only has no password.
+  usermod -p '*' egress-unprivileged
   mkdir -p /var/log/libvirt /var/run/libvirt /var/lib/libvirt /var/cache/libvirt /run/sshd
   chmod 0755 /run/sshd
   # Guests run as libvirt-qemu, which reaches /dev/kvm through the kvm group
@@ -464,6 +470,9 @@ ensure_keys() {
     >"$SSH_DIR/authorized_keys.new"
   chmod 0600 "$SSH_DIR/authorized_keys.new"
   mv -f "$SSH_DIR/authorized_keys.new" "$SSH_DIR/authorized_keys"
+  # sshd reads a user's keys as that user, who may not enter the state folder.
+  install -d -m 0700 -o egress-unprivileged /var/lib/egress-unprivileged/.ssh
+  install -m 0600 -o egress-unprivileged "$SSH_DIR/authorized_keys" /var/lib/egress-unprivileged/.ssh/authorized_keys
 }
 
 # write_sshd_config CONFIG PID_FILE PORT: true when the file changed.
@@ -476,7 +485,7 @@ ListenAddress $listen
 HostKey $SSH_DIR/host_ed25519_key
 PidFile $pid_file
 # Keys for root live in the state folder: /root/.ssh stays untouched.
-AuthorizedKeysFile $SSH_DIR/authorized_keys
+AuthorizedKeysFile $SSH_DIR/authorized_keys .ssh/authorized_keys
 PermitRootLogin prohibit-password
 PubkeyAuthentication yes
 PasswordAuthentication no
@@ -738,6 +747,7 @@ EGRESS_TEST_HOST2_POOL_DIR=$HOST2_POOL_DIR
 EGRESS_TEST_HOST2_SSHD_PID=$(tr -dc '0-9' <"$SSHD2_PID_FILE")
 EGRESS_TEST_HOST2_LIBVIRTD_PID=$(tr -dc '0-9' <"$HOST2_LIBVIRTD_PID_FILE")
 EGRESS_TEST_NO_STREAMLOCAL_SSH_PORT=$ssh3_port
+EGRESS_TEST_UNPRIVILEGED_USER=egress-unprivileged
 EGRESS_TEST_JUMP_HOST=$JUMP_ADDRESS
 EGRESS_TEST_JUMP_SSH_PORT=$JUMP_PORT
 EGRESS_TEST_JUMP_SSHD_PID=$(tr -dc '0-9' <"$JUMP_SSHD_PID_FILE")

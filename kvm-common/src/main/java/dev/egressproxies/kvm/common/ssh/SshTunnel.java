@@ -337,14 +337,15 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         String found;
         try {
             found = output("if [ ! -S " + quoted + " ]; then echo no-socket; elif [ ! -w " + quoted + " ]; then"
-                    + " echo no-access; elif command -v virt-ssh-helper >/dev/null 2>&1 && [ " + quoted + " = "
+                    + " echo no-access $(stat -c %G " + quoted + " 2>/dev/null); elif command -v virt-ssh-helper >/dev/null 2>&1 && [ " + quoted + " = "
                     + DEFAULT_SOCKET + " ]; then echo virt-ssh-helper; elif command -v nc >/dev/null 2>&1; then"
                     + " echo nc; else echo no-helper; fi", timeout);
         } catch (IOException cannotRun) {
             found = "";
         }
         String destination = settings.destination();
-        switch (found) {
+        String group = found.startsWith("no-access ") ? found.substring("no-access ".length()).strip() : "";
+        switch (found.startsWith("no-access") ? "no-access" : found) {
             case "virt-ssh-helper" -> helperCommand = "virt-ssh-helper qemu:///system";
             case "nc" -> helperCommand = "nc -U " + quoted;
             case "no-socket" -> throw dial.transientFailure("there is no socket at " + path + " on "
@@ -352,7 +353,8 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                     refused);
             case "no-access" -> throw dial.failure(ErrorKind.PERMANENT, "user " + settings.target().user() + " may not use"
                     + " the socket " + path + " on " + settings.target().host() + ": add the user to the group that owns it"
-                    + " (usually libvirt), or log in as a user that may", refused);
+                    + (group.isEmpty() ? " (usually libvirt)" : " ('usermod -aG " + group + " " + settings.target().user()
+                    + "' there)") + ", or log in as a user that may", refused);
             case "no-helper" -> throw dial.failure(ErrorKind.PERMANENT, "sshd at " + destination + " does not"
                     + " forward connections to unix sockets, and the host has neither virt-ssh-helper nor nc to"
                     + " reach " + path + " instead: set 'AllowStreamLocalForwarding yes' (and 'AllowTcpForwarding"
