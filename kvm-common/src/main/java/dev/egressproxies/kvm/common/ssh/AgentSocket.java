@@ -10,9 +10,14 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.security.PublicKey;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.sshd.agent.common.AbstractAgentProxy;
+import org.apache.sshd.common.config.keys.KeyUtils;
+import org.apache.sshd.common.config.keys.OpenSshCertificate;
+import org.apache.sshd.common.session.SessionContext;
 import org.apache.sshd.common.util.buffer.Buffer;
 import org.apache.sshd.common.util.buffer.ByteArrayBuffer;
 
@@ -59,6 +64,22 @@ final class AgentSocket extends AbstractAgentProxy {
                     + "): start the agent ('eval $(ssh-agent)' and 'ssh-add KEY') and point SSH_AUTH_SOCK or the"
                     + " entry's identityAgent at its socket", e);
         }
+    }
+
+    /**
+     * Signs with the agent. For a certificate the agent names the certified key's algorithm, as the
+     * certificate protocol has it, while MINA checks for the certificate's own name; the signature
+     * is the same either way.
+     */
+    @Override
+    public Map.Entry<String, byte[]> sign(SessionContext session, PublicKey key, String algorithm, byte[] data)
+            throws IOException {
+        Map.Entry<String, byte[]> signed = super.sign(session, key, algorithm, data);
+        if (key instanceof OpenSshCertificate
+                && signed.getKey().equals(KeyUtils.getSignatureAlgorithm(algorithm, key))) {
+            return new AbstractMap.SimpleImmutableEntry<>(algorithm, signed.getValue());
+        }
+        return signed;
     }
 
     /** Sends one request and returns the agent's answer without its length field, as MINA expects. */

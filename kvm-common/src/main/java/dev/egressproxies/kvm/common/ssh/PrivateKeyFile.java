@@ -87,6 +87,34 @@ final class PrivateKeyFile {
         return List.copyOf(withCertificates);
     }
 
+    /** Whether {@code file} holds a key that only a passphrase opens; false when it cannot be read. */
+    static boolean isEncrypted(Path file) {
+        AtomicBoolean asked = new AtomicBoolean();
+        try {
+            byte[] content = readAtMost(file, MAXIMUM_BYTES).orElse(new byte[0]);
+            SecurityUtils.loadKeyPairIdentities(null, NamedResource.ofName(file.toString()),
+                    new ByteArrayInputStream(content), (session, resource, retryIndex) -> {
+                        asked.set(true);
+                        return null;
+                    });
+        } catch (IOException | GeneralSecurityException | RuntimeException e) {
+            // Only whether a passphrase was asked for matters here; load() reports the rest.
+        }
+        return asked.get();
+    }
+
+    /** The public key in {@code FILE.pub} next to a key file, if it is there and readable. */
+    static Optional<PublicKey> publicKey(Path file) {
+        Path publicFile = file.resolveSibling(file.getFileName() + ".pub");
+        try {
+            String line = new String(readAtMost(publicFile, MAXIMUM_BYTES).orElse(new byte[0]), StandardCharsets.UTF_8);
+            return Optional.ofNullable(PublicKeyEntry.parsePublicKeyEntry(line.strip())
+                    .resolvePublicKey(null, Map.of(), PublicKeyEntryResolver.IGNORING));
+        } catch (IOException | GeneralSecurityException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
     /** The OpenSSH user certificate in {@code file}, if there is one. */
     private static Optional<PublicKey> certificate(Path file, Call dial) {
         if (!Files.isRegularFile(file)) {

@@ -208,6 +208,12 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             List<PublicKey> agentKeys, Call dial) {
         List<KeyPair> keyPairs = new ArrayList<>();
         for (Path file : hop.keyFiles()) {
+            // A key protected by a passphrase that the agent holds is used from the agent, as OpenSSH does.
+            if (settings.passphraseFile() == null && PrivateKeyFile.isEncrypted(file)
+                    && PrivateKeyFile.publicKey(file).filter(key -> agentKeys.stream()
+                            .anyMatch(held -> KeyUtils.compareKeys(held, key))).isPresent()) {
+                continue;
+            }
             keyPairs.addAll(PrivateKeyFile.load(file, settings.passphraseFile(), dial));
         }
         if (keyPairs.isEmpty() && agentKeys.isEmpty()) {

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The ways OpenSSH users hold their identities and trust their hosts, against real sshds: keys in a
  * real ssh-agent, key files with a passphrase, user certificates signed by a CA the server trusts,
  * host certificates vouched for by {@code @cert-authority}, StrictHostKeyChecking's relaxed modes,
- * and a jump host on the way.
+ * hashed known_hosts entries, and a jump host on the way.
  */
 @Timeout(120)
 class SshTunnelIdentityTest {
@@ -63,6 +63,48 @@ class SshTunnelIdentityTest {
             assertEchoes(settings);
             assertThat(route(settings)).contains("the agent's at " + agent.socket);
         }
+    }
+
+    @Test
+    void aKeyFileWithAPassphraseIsUsedFromTheAgentThatHoldsIt() throws Exception {
+        Path key = keygen("agent_encrypted_key", "correct horse");
+        SSHD.authorize(key);
+        SshTunnelSettings settings = SSHD.settings(key, ECHO.socketPath());
+        try (Agent agent = Agent.start(folder)) {
+            ProviderException withoutIt = catchThrowableOfType(ProviderException.class,
+                    () -> SshTunnel.open(settings.withAgent(agent.socket), Dials.dial()));
+            assertThat(withoutIt.kind()).isEqualTo(ErrorKind.PERMANENT);
+            assertThat(withoutIt.getMessage()).contains("protected by a passphrase", "ssh-add " + key);
+
+            agent.add(key, "correct horse");
+
+            assertEchoes(settings.withAgent(agent.socket));
+        }
+    }
+
+    @Test
+    void aCertificateInTheAgentLogsInWhereThePlainKeyIsRefused() throws Exception {
+        Path key = keygen("agent_certified_key", "");
+        Command.run("openssh-client", "ssh-keygen", "-q", "-s", CERTIFICATES.resolve("user_ca").toString(),
+                "-I", "egress-agent-test", "-n", SSHD.user(), "-V", "-5m:+1h", key + ".pub");
+        try (Agent agent = Agent.start(folder)) {
+            // ssh-add loads KEY-cert.pub with the key.
+            agent.add(key);
+            Files.delete(key);
+            Files.delete(key.resolveSibling("agent_certified_key-cert.pub"));
+
+            assertEchoes(withoutKeyFiles(SSHD.settings(key, ECHO.socketPath())).withAgent(agent.socket));
+        }
+    }
+
+    @Test
+    void hashedKnownHostsEntriesAsOpenSshWritesThemAreHonoured() throws Exception {
+        Path hashed = Files.copy(SSHD.knownHosts(), folder.resolve("hashed_known_hosts"));
+        Command.run("openssh-client", "ssh-keygen", "-q", "-H", "-f", hashed.toString());
+        assertThat(Files.readString(hashed)).startsWith("|1|").doesNotContain(OpenSshServer.HOST);
+
+        assertEchoes(SshTunnelSettings.of(OpenSshServer.HOST, SSHD.port(), SSHD.user(),
+                TestKeys.get().client(Client.ED25519_OPENSSH), HostKeyPolicy.knownHosts(hashed), ECHO.socketPath()));
     }
 
     @Test
@@ -259,10 +301,22 @@ class SshTunnelIdentityTest {
         }
 
         void add(Path key) throws Exception {
+            add(key, null);
+        }
+
+        /** Adds {@code key}, answering ssh-add's passphrase prompt through SSH_ASKPASS when one is given. */
+        void add(Path key, String passphrase) throws Exception {
             ProcessBuilder builder = new ProcessBuilder("ssh-add", key.toString()).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                     .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
             builder.environment().put("SSH_AUTH_SOCK", socket.toString());
+            if (passphrase != null) {
+                Path askpass = Files.writeString(socket.resolveSibling("askpass.sh"),
+                        "#!/bin/sh\necho '" + passphrase + "'\n");
+                askpass.toFile().setExecutable(true);
+                builder.environment().put("SSH_ASKPASS", askpass.toString());
+                builder.environment().put("SSH_ASKPASS_REQUIRE", "force");
+            }
             Process add = builder.start();
             if (!add.waitFor(30, TimeUnit.SECONDS) || add.exitValue() != 0) {
                 throw new IllegalStateException("ssh-add " + key + " failed");
