@@ -8,7 +8,6 @@ import dev.egressproxies.endtoend.EgressctlProcess;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -52,12 +51,7 @@ class NoStreamLocalEndToEndTest {
     void checkNamesTheExecRouteAndTheSuitePassesThroughIt() throws IOException {
         EgressctlProcess.Result check = egressctl.run("check", "-o", "json");
         assertThat(check.exitCode()).as(check.toString()).isZero();
-        List<String> routes = new ArrayList<>();
-        for (JsonNode result : JSON.readTree(check.out()).get("checks")) {
-            if (result.get("check").asText().startsWith("SSH and libvirt on host")) {
-                routes.add(result.get("detail").asText());
-            }
-        }
+        List<String> routes = List.copyOf(SshCheckDetails.of(check).values());
         assertThat(routes).hasSize(2);
         assertThat(routes.get(0)).contains("exec 'virt-ssh-helper qemu:///system' (sshd forwards no unix sockets)");
         assertThat(routes.get(1)).contains("exec 'nc -U '" + stack.secondHostLibvirtSocket() + "''");

@@ -98,12 +98,7 @@ class ProxyJumpEndToEndTest {
 
         EgressctlProcess.Result check = egressctl.run("check", "-o", "json");
         assertThat(check.exitCode()).as(check.toString()).isZero();
-        List<String> routes = new ArrayList<>();
-        for (JsonNode result : JSON.readTree(check.out()).get("checks")) {
-            if (result.get("check").asText().startsWith("SSH and libvirt on host")) {
-                routes.add(result.get("detail").asText());
-            }
-        }
+        List<String> routes = List.copyOf(SshCheckDetails.of(check).values());
         String behind = stack.value("EGRESS_TEST_SSH_USER") + "@" + stack.value("EGRESS_TEST_BEHIND_JUMP_HOST") + ":"
                 + stack.value("EGRESS_TEST_BEHIND_JUMP_SSH_PORT");
         String jump = stack.value("EGRESS_TEST_SSH_USER") + "@" + stack.value("EGRESS_TEST_JUMP_HOST") + ":"

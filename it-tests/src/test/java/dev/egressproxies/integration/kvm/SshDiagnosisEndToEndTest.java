@@ -2,8 +2,6 @@ package dev.egressproxies.integration.kvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.egressproxies.endtoend.EgressctlProcess;
 import dev.egressproxies.kvm.common.teststack.TestStack;
 import java.io.IOException;
@@ -29,8 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 class SshDiagnosisEndToEndTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private final TestStack stack = TestStack.load();
 
     @TempDir
@@ -116,14 +112,7 @@ class SshDiagnosisEndToEndTest {
         EgressctlProcess.Result check = new EgressctlProcess(Files.createDirectories(temp.resolve("home")), work)
                 .with("EGRESS_CONFIG", config.toString()).run("check", "-o", "json");
         assertThat(check.exitCode()).as(check.toString()).isNotZero();
-        Map<String, String> details = new LinkedHashMap<>();
-        for (JsonNode result : JSON.readTree(check.out()).get("checks")) {
-            String name = result.get("check").asText();
-            if (name.startsWith("SSH and libvirt on host ")) {
-                details.put(name.substring("SSH and libvirt on host ".length()).split(" ")[0],
-                        result.get("detail").asText());
-            }
-        }
+        Map<String, String> details = SshCheckDetails.of(check);
         assertThat(details).as(check.toString()).containsOnlyKeys(sockets.keySet());
         return details;
     }
