@@ -149,6 +149,19 @@ class ProxyJumpEndToEndTest {
         }
     }
 
+    @Test
+    void twoJumpHostsArePassedInTheOrderWritten() throws Exception {
+        // The stack's first sshd reaches the jump host over the veth pair; the reverse order cannot
+        // work, as nothing listens on that sshd's port inside the namespace.
+        String first = stack.value("EGRESS_TEST_SSH_USER") + "@" + stack.value("EGRESS_TEST_SSH_HOST") + ":"
+                + stack.value("EGRESS_TEST_SSH_PORT");
+        Files.writeString(sshConfig, Files.readString(sshConfig).replace("  ProxyJump egress-jump-host",
+                "  ProxyJump " + first + ",egress-jump-host"));
+        Kvm2Provider kvm2 = entry.provider(throughTheJump());
+
+        assertThat(kvm2.listManaged(Deadline.after(CALL_TIMEOUT))).isEmpty();
+    }
+
     /**
      * Not a test of speed: prints how long a first {@code egressctl list} takes through the jump
      * next to a direct one to the same libvirtd, each a fresh process, alternated, medians of five.

@@ -1,7 +1,5 @@
 package dev.egressproxies.kvm.common.ssh;
 
-import dev.egressproxies.api.ProviderException;
-import dev.egressproxies.kvm.common.Call;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -49,20 +47,12 @@ final class AgentSocket extends AbstractAgentProxy {
         }
     }
 
-    /**
-     * Returns the public keys the agent at {@code socket} holds, in its order.
-     *
-     * @throws ProviderException of {@code dial}, TRANSIENT, naming the socket when it cannot be asked
-     */
-    static List<PublicKey> keys(Path socket, Call dial) {
+    /** Returns the public keys the agent at {@code socket} holds, in its order. */
+    static List<PublicKey> keys(Path socket) throws IOException {
         try (AgentSocket agent = connect(socket)) {
             List<PublicKey> keys = new ArrayList<>();
             agent.getIdentities().forEach(identity -> keys.add(identity.getKey()));
             return keys;
-        } catch (IOException | RuntimeException e) {
-            throw dial.transientFailure("cannot ask the ssh-agent at " + socket + " for its keys (" + e.getMessage()
-                    + "): start the agent ('eval $(ssh-agent)' and 'ssh-add KEY') and point SSH_AUTH_SOCK or the"
-                    + " entry's identityAgent at its socket", e);
         }
     }
 

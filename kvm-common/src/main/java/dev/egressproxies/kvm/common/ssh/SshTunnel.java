@@ -87,7 +87,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
      * hops one after the other (each through the one before), so the n-th session created is the
      * n-th hop.
      */
-    private record Attempt(SshTunnelSettings settings, List<HopAccess> hops, AtomicInteger created) {
+    private record Attempt(SshTunnelSettings settings, List<HopAccess> hops, Path agentSocket, AtomicInteger created) {
         /** The hop of the session being created now. */
         HopAccess next() {
             return hops.get(Math.min(created.getAndIncrement(), hops.size() - 1));
@@ -131,14 +131,29 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
      */
     public static UnixSocketRelay open(SshTunnelSettings settings, Call dial) {
         long deadline = System.nanoTime() + settings.handshakeTimeout().toNanos();
-        List<PublicKey> agentKeys = settings.agentSocket() == null ? List.of()
-                : AgentSocket.keys(settings.agentSocket(), dial);
+        Path agent = settings.agentSocket();
+        List<PublicKey> agentKeys = List.of();
+        if (agent != null) {
+            try {
+                agentKeys = AgentSocket.keys(agent);
+            } catch (IOException | RuntimeException e) {
+                if (settings.hops().stream().anyMatch(hop -> hop.keyFiles().isEmpty())) {
+                    throw dial.transientFailure("cannot ask the ssh-agent at " + agent + " for its keys ("
+                            + e.getMessage() + "): start the agent ('eval $(ssh-agent)' and 'ssh-add KEY') and point"
+                            + " SSH_AUTH_SOCK or the entry's identityAgent at its socket", e);
+                }
+                // The key files may suffice: OpenSSH, too, goes on without an agent it cannot reach.
+                LOG.warn("Cannot ask the ssh-agent at {} for its keys ({}); offering the key files only", agent,
+                        e.getMessage());
+                agent = null;
+            }
+        }
         List<HopAccess> hops = new ArrayList<>();
         List<SshHop> route = settings.hops();
         for (int index = 0; index < route.size(); index++) {
             hops.add(access(route.get(index), index == route.size() - 1, index > 0, settings, agentKeys, dial));
         }
-        Attempt attempt = new Attempt(settings, List.copyOf(hops), new AtomicInteger());
+        Attempt attempt = new Attempt(settings, List.copyOf(hops), agent, new AtomicInteger());
         ConnectFuture connecting = null;
         boolean opened = false;
         try {
@@ -500,7 +515,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             @Override
             public SshAgent createClient(Session session, FactoryManager manager) throws IOException {
                 Attempt attempt = attemptOf(session);
-                Path socket = attempt == null ? null : attempt.settings().agentSocket();
+                Path socket = attempt == null ? null : attempt.agentSocket();
                 return socket == null ? null : AgentSocket.connect(socket);
             }
 

@@ -134,6 +134,12 @@ class SshTunnelIdentityTest {
     }
 
     @Test
+    void anAgentThatCannotBeReachedIsPassedOverWhenKeyFilesSuffice() throws Exception {
+        assertEchoes(SSHD.settings(TestKeys.get().client(Client.ED25519_OPENSSH), ECHO.socketPath())
+                .withAgent(folder.resolve("stale-agent.sock")));
+    }
+
+    @Test
     void aKeyFileWithAPassphraseOpensWithThePassphraseFileAndAWrongOneIsPermanent() throws Exception {
         Path key = keygen("encrypted_key", "correct horse");
         SSHD.authorize(key);
