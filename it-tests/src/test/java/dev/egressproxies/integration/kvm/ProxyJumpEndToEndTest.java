@@ -67,7 +67,7 @@ class ProxyJumpEndToEndTest {
                 "  User " + stack.value("EGRESS_TEST_SSH_USER"),
                 "  IdentityFile " + stack.value("EGRESS_TEST_SSH_KEY"),
                 "  UserKnownHostsFile " + stack.value("EGRESS_TEST_KNOWN_HOSTS"),
-                "") );
+                ""));
     }
 
     @AfterEach

@@ -9,34 +9,45 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.security.KeyPair;
+import java.security.PublicKey;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
+import org.apache.sshd.agent.SshAgent;
+import org.apache.sshd.agent.SshAgentFactory;
+import org.apache.sshd.agent.SshAgentServer;
 import org.apache.sshd.client.SshClient;
 import org.apache.sshd.client.auth.pubkey.UserAuthPublicKeyFactory;
 import org.apache.sshd.client.channel.ChannelExec;
 import org.apache.sshd.client.channel.ClientChannelEvent;
+import org.apache.sshd.client.config.hosts.HostConfigEntry;
 import org.apache.sshd.client.config.hosts.HostConfigEntryResolver;
 import org.apache.sshd.client.future.AuthFuture;
 import org.apache.sshd.client.future.ConnectFuture;
 import org.apache.sshd.client.future.OpenFuture;
 import org.apache.sshd.client.keyverifier.ServerKeyVerifier;
 import org.apache.sshd.client.session.ClientSession;
-import org.apache.sshd.common.AttributeRepository.AttributeKey;
 import org.apache.sshd.common.AttributeRepository;
+import org.apache.sshd.common.AttributeRepository.AttributeKey;
+import org.apache.sshd.common.FactoryManager;
 import org.apache.sshd.common.NamedFactory;
 import org.apache.sshd.common.SshConstants;
 import org.apache.sshd.common.SshException;
+import org.apache.sshd.common.channel.ChannelFactory;
 import org.apache.sshd.common.channel.exception.SshChannelOpenException;
 import org.apache.sshd.common.cipher.BuiltinCiphers;
 import org.apache.sshd.common.cipher.Cipher;
 import org.apache.sshd.common.config.keys.FilePasswordProvider;
 import org.apache.sshd.common.config.keys.KeyUtils;
+import org.apache.sshd.common.config.keys.OpenSshCertificate;
 import org.apache.sshd.common.future.CancelOption;
 import org.apache.sshd.common.io.nio2.Nio2ServiceFactoryFactory;
 import org.apache.sshd.common.keyprovider.KeyIdentityProvider;
@@ -44,17 +55,6 @@ import org.apache.sshd.common.session.ConnectionService;
 import org.apache.sshd.common.session.Session;
 import org.apache.sshd.common.session.SessionListener;
 import org.apache.sshd.core.CoreModuleProperties;
-import java.nio.file.Path;
-import java.security.PublicKey;
-import java.util.Collections;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.sshd.agent.SshAgent;
-import org.apache.sshd.agent.SshAgentFactory;
-import org.apache.sshd.agent.SshAgentServer;
-import org.apache.sshd.client.config.hosts.HostConfigEntry;
-import org.apache.sshd.common.FactoryManager;
-import org.apache.sshd.common.channel.ChannelFactory;
-import org.apache.sshd.common.config.keys.OpenSshCertificate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -358,9 +358,10 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         String found;
         try {
             found = output("if [ ! -S " + quoted + " ]; then echo no-socket; elif [ ! -w " + quoted + " ]; then"
-                    + " echo no-access $(stat -c %G " + quoted + " 2>/dev/null); elif command -v virt-ssh-helper >/dev/null 2>&1 && [ " + quoted + " = "
-                    + DEFAULT_SOCKET + " ]; then echo virt-ssh-helper; elif command -v nc >/dev/null 2>&1; then"
-                    + " echo nc; else echo no-helper; fi", timeout);
+                    + " echo no-access $(stat -c %G " + quoted + " 2>/dev/null);"
+                    + " elif command -v virt-ssh-helper >/dev/null 2>&1 && [ " + quoted + " = " + DEFAULT_SOCKET + " ];"
+                    + " then echo virt-ssh-helper; elif command -v nc >/dev/null 2>&1; then echo nc;"
+                    + " else echo no-helper; fi", timeout);
         } catch (IOException cannotRun) {
             found = "";
         }
@@ -372,10 +373,13 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             case "no-socket" -> throw dial.transientFailure("there is no socket at " + path + " on "
                     + destination + ": start libvirtd (or virtqemud) there, or correct the host's socket setting",
                     refused);
-            case "no-access" -> throw dial.failure(ErrorKind.PERMANENT, "user " + settings.target().user() + " may not use"
-                    + " the socket " + path + " on " + settings.target().host() + ": add the user to the group that owns it"
-                    + (group.isEmpty() ? " (usually libvirt)" : " ('usermod -aG " + group + " " + settings.target().user()
-                    + "' there)") + ", or log in as a user that may", refused);
+            case "no-access" -> {
+                String user = settings.target().user();
+                throw dial.failure(ErrorKind.PERMANENT, "user " + user + " may not use the socket " + path + " on "
+                        + settings.target().host() + ": add the user to the group that owns it"
+                        + (group.isEmpty() ? " (usually libvirt)" : " ('usermod -aG " + group + " " + user + "' there)")
+                        + ", or log in as a user that may", refused);
+            }
             case "no-helper" -> throw dial.failure(ErrorKind.PERMANENT, "sshd at " + destination + " does not"
                     + " forward connections to unix sockets, and the host has neither virt-ssh-helper nor nc to"
                     + " reach " + path + " instead: set 'AllowStreamLocalForwarding yes' (and 'AllowTcpForwarding"
