@@ -224,7 +224,8 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         List<KeyPair> keyPairs = new ArrayList<>();
         for (Path file : hop.keyFiles()) {
             // A key protected by a passphrase that the agent holds is used from the agent, as OpenSSH does.
-            if (settings.passphraseFile() == null && PrivateKeyFile.isEncrypted(file)
+            // Checked only with agent keys at hand: otherwise every dial would parse each key file twice.
+            if (!agentKeys.isEmpty() && settings.passphraseFile() == null && PrivateKeyFile.isEncrypted(file)
                     && PrivateKeyFile.publicKey(file).filter(key -> agentKeys.stream()
                             .anyMatch(held -> KeyUtils.compareKeys(held, key))).isPresent()) {
                 continue;
@@ -247,8 +248,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     private static HostConfigEntry hostConfig(SshTunnelSettings settings) {
         SshHop target = settings.target();
         List<String> jumps = new ArrayList<>(settings.jumps().stream()
-                .map(hop -> "ssh://" + hop.user() + "@" + (hop.host().contains(":") ? "[" + hop.host() + "]" : hop.host())
-                        + ":" + hop.port())
+                .map(hop -> "ssh://" + hop.destination())
                 .toList());
         Collections.reverse(jumps);
         HostConfigEntry entry = new HostConfigEntry("", target.host(), target.port(), target.user(),
