@@ -4,16 +4,17 @@
 # `list` on the built-in fake loads now (recorded here, with a throw-away home), and those a first
 # contact with a hypervisor loads (src/build/cds-classes.txt, recorded on the test stack by
 # scripts/cds-class-list.sh; a package build has no host to talk to). The launcher, finding no
-# archive that fits, makes one from that list in the throw-away cache, named after its key for this
-# JDK and module path; it moves to lib/egressctl.jsa and the key to lib/egressctl.jsa.stamp.
+# archive that fits, makes one from that list in the throw-away cache, with a stamp naming this JDK
+# and module path; they move to lib/egressctl.jsa and lib/egressctl.stamp.
 #
 # Usage: cds-archive.sh DISTRIBUTION RECORDED-CLASS-LIST
 set -eu
 distribution=$(cd "$1" && pwd -P)
 recorded=$2
 archive="$distribution/lib/egressctl.jsa"
+stamp="$distribution/lib/egressctl.stamp"
 classes="$distribution/lib/cds-classes.txt"
-rm -f "$archive" "$archive.stamp" "$classes"
+rm -f "$archive" "$stamp" "$classes"
 home=$(mktemp -d "${TMPDIR:-/tmp}/egressctl-cds.XXXXXX")
 trap 'rm -rf "$home"' EXIT
 launch() {
@@ -34,15 +35,16 @@ launch env -u EGRESSCTL_NO_CDS_CACHE "$distribution/bin/egressctl" --version >/d
 waited=0
 made=
 while [ "$waited" -lt 120 ]; do
-  for made in "$home"/cache/egressctl/cds-*.jsa; do :; done
+  # The stamp is written last.
+  for made in "$home"/cache/egressctl/cds-*.stamp; do :; done
   [ -f "$made" ] && break
   sleep 1
   waited=$((waited + 1))
 done
 if [ -f "$made" ]; then
-  mv "$made" "$archive"
-  key=${made##*/cds-}
-  printf '%s\n' "${key%.jsa}" >"$archive.stamp"
+  mv "${made%.stamp}.jsa" "$archive"
+  # The stamp keeps the time the archive was made: a JDK updated after it is newer.
+  mv "$made" "$stamp"
 else
   echo "cds-archive: the JVM made no archive in ${waited} s; egressctl starts without one" >&2
 fi

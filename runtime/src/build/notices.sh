@@ -19,7 +19,8 @@ trap 'rm -rf "$work"' EXIT
   echo
 } >"$notices/THIRD-PARTY.txt"
 
-for jar in "$distribution"/lib/*.jar "$distribution"/lib/conformance/*.jar "$distribution"/plugins/*/*.jar; do
+for jar in "$distribution"/lib/*.jar "$distribution"/lib/conformance/*.jar "$distribution"/lib/telemetry/*.jar \
+    "$distribution"/plugins/*/*.jar; do
   [ -f "$jar" ] || continue
   name=$(basename "$jar" .jar)
   folder=$(basename "$(dirname "$jar")")

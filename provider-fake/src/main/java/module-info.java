@@ -4,16 +4,13 @@
  */
 module dev.egressproxies.fake {
     requires transitive dev.egressproxies.api;
-    requires com.fasterxml.jackson.databind;
-    requires com.fasterxml.jackson.datatype.jsr310;
+    requires com.fasterxml.jackson.core;
     requires org.slf4j;
 
     exports dev.egressproxies.fake;
 
     // The platform binds FakeConfig and FaultConfig with Jackson, by reflection.
     opens dev.egressproxies.fake;
-    // The state file's private records are read and written by this module's own Jackson mapper.
-    opens dev.egressproxies.fake.state to com.fasterxml.jackson.databind;
 
     provides dev.egressproxies.api.spi.ProviderFactory with dev.egressproxies.fake.FakeProviderFactory;
 }

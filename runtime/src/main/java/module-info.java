@@ -12,8 +12,9 @@ module dev.egressproxies.runtime {
     requires dagger;
     requires javax.inject;
     requires io.opentelemetry.api;
-    requires io.opentelemetry.sdk;
-    requires io.opentelemetry.sdk.autoconfigure;
+    // Only a run that exports telemetry uses the SDK; the launcher adds lib/telemetry for it alone.
+    requires static io.opentelemetry.sdk;
+    requires static io.opentelemetry.sdk.autoconfigure;
     requires org.slf4j;
     // Only 'egressctl conformance' uses the suite; the launcher adds lib/conformance for it alone.
     requires static dev.egressproxies.conformance;

@@ -44,11 +44,17 @@ class ReleaseArchiveEndToEndTest {
         assertThat(unpacked.resolve("lib/egressctl.jsa")).doesNotExist();
         assertThat(unpacked.resolve("lib/cds-classes.txt")).content().contains("org/apache/sshd/");
         assertThat(unpacked.resolve("notices/THIRD-PARTY.txt")).content().contains("sshd-osgi").contains("picocli")
-                .contains("conformance/ junit-jupiter-engine");
+                .contains("conformance/ junit-jupiter-engine").contains("telemetry/ opentelemetry-sdk-trace");
         // The suite and JUnit, for 'egressctl conformance' alone, stay off the platform's module path.
         assertThat(unpacked.resolve("lib/conformance")).isDirectoryContaining("glob:**/conformance-kit-*.jar")
                 .isDirectoryContaining("glob:**/junit-platform-launcher-*.jar");
         assertThat(unpacked.resolve("lib")).isDirectoryNotContaining("glob:**/junit-*.jar");
+        // The OpenTelemetry SDK, for runs that export alone, likewise.
+        assertThat(unpacked.resolve("lib/telemetry")).isDirectoryContaining("glob:**/opentelemetry-sdk-1*.jar")
+                .isDirectoryContaining("glob:**/opentelemetry-exporter-logging-*.jar");
+        assertThat(unpacked.resolve("lib")).isDirectoryNotContaining("glob:**/opentelemetry-sdk*.jar")
+                .isDirectoryContaining("glob:**/opentelemetry-api-*.jar");
+        assertThat(unpacked.resolve("plugins/fake")).isDirectoryNotContaining("glob:**/jackson-databind-*.jar");
         assertThat(unpacked.resolve("examples/kvm2.yaml")).isRegularFile();
         // kvm and kvm2 share one plugin (one module layer): see docs/plugins.md.
         Map<String, String> folders = Map.of("fake", "fake", "kvm", "kvm", "kvm2", "kvm");

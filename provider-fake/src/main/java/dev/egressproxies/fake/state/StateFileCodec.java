@@ -1,16 +1,18 @@
 package dev.egressproxies.fake.state;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -26,6 +28,10 @@ import java.util.TreeMap;
  * entries were kept, has in addition its instances read as belonging to no entry (unless someone
  * added the {@code entry} field by hand). An older build refuses a newer file, naming the version,
  * rather than dropping what it does not know.
+ *
+ * <p>It reads and writes with Jackson's streaming API alone: the layout is one flat record per
+ * instance, and the data binding would cost every command that opens the file a few hundred
+ * classes loaded in the plugin's own layer.
  */
 final class StateFileCodec {
     /** The version of the layout this build writes. */
@@ -34,25 +40,43 @@ final class StateFileCodec {
     private static final int VERSION_WITHOUT_DIGESTS = 2;
     /** The layout before instances recorded their entry, still read. */
     private static final int VERSION_WITHOUT_ENTRIES = 1;
-
-    private final ObjectMapper mapper = JsonMapper.builder()
-            .addModule(new JavaTimeModule())
-            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-            .enable(SerializationFeature.INDENT_OUTPUT)
-            // A missing field means the file was damaged or hand-edited: report it, never guess.
-            .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+    /** The fields of an instance, in the order they are written. */
+    private static final List<String> FIELDS = List.of("id", "name", "managed", "entry", "uid", "createdAt",
+            "startedAt", "stopped", "ip", "machineType", "image", "userDataSha256");
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
 
     /** The JSON of a state holding {@code instances}. */
     byte[] encode(Map<String, StoredInstance> instances) {
-        try {
-            return mapper.writeValueAsBytes(new StateDocument(VERSION, List.copyOf(instances.values())));
-        } catch (JsonProcessingException impossible) {
-            // Only plain records of strings, booleans and instants are written.
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (JsonGenerator json = JSON.createGenerator(bytes).useDefaultPrettyPrinter()) {
+            json.writeStartObject();
+            json.writeNumberField("version", VERSION);
+            json.writeArrayFieldStart("instances");
+            for (StoredInstance instance : instances.values()) {
+                json.writeStartObject();
+                json.writeStringField("id", instance.id());
+                json.writeStringField("name", instance.name());
+                json.writeBooleanField("managed", instance.managed());
+                json.writeStringField("entry", instance.entry());
+                json.writeStringField("uid", instance.uid());
+                json.writeStringField("createdAt", instance.createdAt() == null ? null : instance.createdAt().toString());
+                json.writeStringField("startedAt", instance.startedAt().toString());
+                json.writeBooleanField("stopped", instance.stopped());
+                json.writeStringField("ip", instance.ip());
+                json.writeStringField("machineType", instance.machineType());
+                json.writeStringField("image", instance.image());
+                json.writeStringField("userDataSha256", instance.userDataSha256());
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+            json.writeEndObject();
+        } catch (IOException impossible) {
+            // Written to memory.
             throw new UncheckedIOException(impossible);
         }
+        return bytes.toByteArray();
     }
 
     /**
@@ -61,74 +85,34 @@ final class StateFileCodec {
      * @throws StateFormatException when it is not JSON this build wrote, saying what is wrong
      */
     Map<String, StoredInstance> decode(byte[] json) throws StateFormatException {
-        JsonNode root = parse(json);
-        JsonNode version = root.get("version");
-        if (version == null || !version.isInt()) {
+        Map<String, Object> root = parse(json);
+        if (!(root.get("version") instanceof Integer read)) {
             throw new StateFormatException("it has no integer 'version' field, so it was not written by the fake provider");
         }
-        int read = version.intValue();
         if (read < VERSION_WITHOUT_ENTRIES || read > VERSION) {
             throw new StateFormatException("it has version " + read + ", but this fake provider reads versions "
                     + VERSION_WITHOUT_ENTRIES + " to " + VERSION + " only");
         }
-        if (read == VERSION_WITHOUT_ENTRIES) {
-            markUnknown(root, "entry");
-        }
-        if (read <= VERSION_WITHOUT_DIGESTS) {
-            markUnknown(root, "userDataSha256");
-        }
-        StateDocument document;
-        try {
-            document = mapper.treeToValue(root, StateDocument.class);
-        } catch (JsonProcessingException | IllegalArgumentException invalid) {
-            throw new StateFormatException("its content does not match the fake provider's layout: "
-                    + rootCause(invalid).getMessage(), invalid);
-        }
-        return byId(document);
-    }
-
-    /**
-     * Gives every instance of an older document that lacks {@code field} the empty value, which means
-     * unknown: for {@code entry}, that no entry manages it (guessing an owner could hand one entry's
-     * instances to another); for {@code userDataSha256}, that nobody can tell which user-data it runs.
-     */
-    private static void markUnknown(JsonNode root, String field) {
-        JsonNode instances = root.get("instances");
-        if (instances == null || !instances.isArray()) {
-            return; // The mapping below reports it.
-        }
-        for (JsonNode instance : instances) {
-            if (instance instanceof ObjectNode fields) {
-                fields.putIfAbsent(field, TextNode.valueOf(""));
+        for (String field : root.keySet()) {
+            if (!field.equals("version") && !field.equals("instances")) {
+                throw mismatch("it has an unknown field '" + field + "'");
             }
         }
-    }
-
-    private JsonNode parse(byte[] json) throws StateFormatException {
-        JsonNode root;
-        try {
-            root = mapper.readTree(json);
-        } catch (JsonProcessingException invalid) {
-            throw new StateFormatException("it is not valid JSON: " + invalid.getOriginalMessage()
-                    + " at line " + invalid.getLocation().getLineNr(), invalid);
-        } catch (IOException unreadable) {
-            throw new StateFormatException("it is not valid JSON: " + unreadable.getMessage(), unreadable);
+        if (!root.containsKey("instances")) {
+            throw mismatch("it has no 'instances' field");
         }
-        if (root == null || !root.isObject()) {
-            throw new StateFormatException("it does not hold a JSON object");
-        }
-        return root;
-    }
-
-    private static Map<String, StoredInstance> byId(StateDocument document) throws StateFormatException {
-        if (document.instances() == null) {
+        if (root.get("instances") == null) {
             throw new StateFormatException("its 'instances' field is null");
         }
+        if (!(root.get("instances") instanceof List<?> listed)) {
+            throw mismatch("its 'instances' field is not a list");
+        }
         Map<String, StoredInstance> instances = new TreeMap<>();
-        for (StoredInstance instance : document.instances()) {
-            if (instance == null) {
+        for (Object fields : listed) {
+            if (fields == null) {
                 throw new StateFormatException("its 'instances' list has a null entry");
             }
+            StoredInstance instance = instance(fields, read);
             if (instances.put(instance.id(), instance) != null) {
                 throw new StateFormatException("it lists instance '" + instance.id() + "' twice");
             }
@@ -136,11 +120,129 @@ final class StateFileCodec {
         return instances;
     }
 
-    private static Throwable rootCause(Throwable failure) {
-        Throwable cause = failure;
-        while (cause.getCause() != null && cause.getCause() != cause) {
-            cause = cause.getCause();
+    /**
+     * One instance of a document of version {@code version}. What an older version lacked is the
+     * empty value, which means unknown: for {@code entry}, that no entry manages it (guessing an owner
+     * could hand one entry's instances to another); for {@code userDataSha256}, that nobody can tell
+     * which user-data it runs.
+     */
+    private static StoredInstance instance(Object value, int version) throws StateFormatException {
+        if (!(value instanceof Map<?, ?> map)) {
+            throw mismatch("an entry of 'instances' is not an object");
         }
-        return cause;
+        Map<String, Object> fields = new HashMap<>();
+        map.forEach((name, field) -> fields.put((String) name, field));
+        if (version == VERSION_WITHOUT_ENTRIES) {
+            fields.putIfAbsent("entry", "");
+        }
+        if (version <= VERSION_WITHOUT_DIGESTS) {
+            fields.putIfAbsent("userDataSha256", "");
+        }
+        for (String field : fields.keySet()) {
+            if (!FIELDS.contains(field)) {
+                throw mismatch("an instance has an unknown field '" + field + "'");
+            }
+        }
+        try {
+            return new StoredInstance(text(fields, "id"), text(fields, "name"), flag(fields, "managed"),
+                    text(fields, "entry"), text(fields, "uid"), instant(fields, "createdAt"),
+                    instant(fields, "startedAt"), flag(fields, "stopped"), text(fields, "ip"),
+                    text(fields, "machineType"), text(fields, "image"), text(fields, "userDataSha256"));
+        } catch (NullPointerException missing) {
+            throw mismatch("instance '" + fields.get("id") + "' has no '" + missing.getMessage() + "'");
+        }
+    }
+
+    private static String text(Map<String, Object> fields, String name) throws StateFormatException {
+        Object value = present(fields, name);
+        if (value != null && !(value instanceof String)) {
+            throw mismatch("the '" + name + "' of an instance is not text");
+        }
+        return (String) value;
+    }
+
+    private static boolean flag(Map<String, Object> fields, String name) throws StateFormatException {
+        if (!(present(fields, name) instanceof Boolean value)) {
+            throw mismatch("the '" + name + "' of an instance is not true or false");
+        }
+        return value;
+    }
+
+    private static Instant instant(Map<String, Object> fields, String name) throws StateFormatException {
+        String value = text(fields, name);
+        try {
+            return value == null ? null : Instant.parse(value);
+        } catch (DateTimeParseException invalid) {
+            throw mismatch("the '" + name + "' of an instance is not an ISO-8601 instant: " + invalid.getMessage());
+        }
+    }
+
+    private static Object present(Map<String, Object> fields, String name) throws StateFormatException {
+        if (!fields.containsKey(name)) {
+            throw mismatch("an instance lacks the field '" + name + "'");
+        }
+        return fields.get(name);
+    }
+
+    private static StateFormatException mismatch(String detail) {
+        return new StateFormatException("its content does not match the fake provider's layout: " + detail);
+    }
+
+    /** The document's root object, its values as maps, lists, strings, numbers, booleans and nulls. */
+    private static Map<String, Object> parse(byte[] json) throws StateFormatException {
+        try (JsonParser parser = JSON.createParser(json)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                throw new StateFormatException("it does not hold a JSON object");
+            }
+            @SuppressWarnings("unchecked")
+            Map<String, Object> root = (Map<String, Object>) value(parser);
+            if (parser.nextToken() != null) {
+                throw new StateFormatException("it is not valid JSON: content follows the object at line "
+                        + parser.currentTokenLocation().getLineNr());
+            }
+            return root;
+        } catch (JsonProcessingException invalid) {
+            throw new StateFormatException("it is not valid JSON: " + invalid.getOriginalMessage()
+                    + " at line " + invalid.getLocation().getLineNr(), invalid);
+        } catch (IOException unreadable) {
+            throw new StateFormatException("it is not valid JSON: " + unreadable.getMessage(), unreadable);
+        }
+    }
+
+    /** The value at the parser's current token, read whole. */
+    private static Object value(JsonParser parser) throws IOException {
+        switch (parser.currentToken()) {
+            case START_OBJECT -> {
+                Map<String, Object> object = new HashMap<>();
+                while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = parser.currentName();
+                    parser.nextToken();
+                    object.put(name, value(parser));
+                }
+                return object;
+            }
+            case START_ARRAY -> {
+                List<Object> array = new ArrayList<>();
+                while (parser.nextToken() != JsonToken.END_ARRAY) {
+                    array.add(value(parser));
+                }
+                return array;
+            }
+            case VALUE_STRING -> {
+                return parser.getText();
+            }
+            case VALUE_NUMBER_INT -> {
+                return parser.getNumberType() == JsonParser.NumberType.INT ? parser.getIntValue() : parser.getNumberValue();
+            }
+            case VALUE_NUMBER_FLOAT -> {
+                return parser.getNumberValue();
+            }
+            case VALUE_TRUE, VALUE_FALSE -> {
+                return parser.getBooleanValue();
+            }
+            default -> {
+                return null;
+            }
+        }
     }
 }

@@ -6,14 +6,19 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds OpenTelemetry the standard way, from {@code OTEL_*} environment variables and {@code otel.*}
  * system properties, with no exporter unless one is asked for: a command-line tool must not try to
  * reach a collector that nobody configured. When no setting names an exporter, the SDK is not built
- * at all (a short-lived command would pay for its classes and threads to record nothing).
+ * at all (a short-lived command would pay for its classes and threads to record nothing). The
+ * launcher puts the SDK on the module path ({@code lib/telemetry}) only when such a setting is made.
  */
 public final class Telemetry {
+    /** The SDK's module: absent from a run that the launcher judged to export nothing. */
+    private static final String SDK_MODULE = "io.opentelemetry.sdk.autoconfigure";
+
     /** Defaults that the environment and system properties override. */
     static final Map<String, String> DEFAULTS = Map.of(
             "otel.service.name", "egressctl",
@@ -36,6 +41,13 @@ public final class Telemetry {
      */
     public static OpenTelemetry configure(Map<String, String> environment, Properties systemProperties) {
         if (!exportRequested(environment, systemProperties)) {
+            return OpenTelemetry.noop();
+        }
+        Module own = Telemetry.class.getModule();
+        if (own.isNamed() && own.getLayer().findModule(SDK_MODULE).isEmpty()) {
+            LoggerFactory.getLogger(Telemetry.class).warn("Telemetry export is asked for, but the OpenTelemetry SDK"
+                    + " ({}) is not on the module path, so nothing is exported; start egressctl with bin/egressctl,"
+                    + " which adds lib/telemetry", SDK_MODULE);
             return OpenTelemetry.noop();
         }
         return AutoConfiguredOpenTelemetrySdk.builder()
