@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Records which classes egressctl loads when it talks to a real hypervisor (`list` and `check` of
 # a kvm2 entry through the test stack's sshd: the SSH handshake, the libvirt binding, the kvm
-# backends) into runtime/src/build/cds-classes.txt. Packaging adds them to the class-data-sharing
+# backends, in the kvm plugin's layer) into runtime/src/build/cds-classes.txt. Packaging adds them to the class-data-sharing
 # archive, so that a first contact with a host starts from mapped classes too; a package build has
 # no host to talk to. Run it again after changes that bring in many new classes on that path (a
 # stale list costs only start-up time: classes it no longer names are not archived).
@@ -31,14 +31,17 @@ providers:
       tiny: {url: '$EGRESS_TEST_HTTP_URL/$EGRESS_TEST_IMAGE_QCOW2', sha256: $EGRESS_TEST_IMAGE_QCOW2_SHA256, firmware: bios}
 YAML
 for command in list check; do
-  HOME="$work" EGRESSCTL_NO_CDS_CACHE=1 EGRESSCTL_JAVA_OPTS="-XX:DumpLoadedClassList=$work/$command.txt" \
+  HOME="$work" EGRESSCTL_NO_CDS_CACHE=1 \
+    EGRESSCTL_JAVA_OPTS="-XX:DumpLoadedClassList=$work/$command.txt -Xlog:class+load=info:file=$work/$command-loaded.txt" \
     "$launcher" --config "$work/egress.yaml" "$command" >/dev/null 2>&1 || true
 done
 output="$root/runtime/src/build/cds-classes.txt"
+# The platform's classes as the JVM listed them, then the plugin layers' classes by folder
+# (`NAME @plugin kvm`), each once in first-loaded order.
+java "$root/runtime/src/build/CdsClassList.java" --record "$root/runtime/target/egressctl" "$work/recorded.txt" \
+  "$work/list.txt" "$work/list-loaded.txt" "$work/check.txt" "$work/check-loaded.txt"
 {
   echo "# Classes egressctl loads on a first contact with a hypervisor; made by scripts/cds-class-list.sh."
-  # The JVM's own comment lines go; each class once, in first-loaded order (a lambda line needs its
-  # class before it).
-  cat "$work/list.txt" "$work/check.txt" | grep -v '^#' | awk '!seen[$0]++'
+  cat "$work/recorded.txt"
 } >"$output"
-echo "cds-class-list: $(grep -vc '^#' "$output") classes in $output"
+echo "cds-class-list: $(grep -vc '^#' "$output") classes in $output ($(grep -c ' @plugin ' "$output") of plugins)"

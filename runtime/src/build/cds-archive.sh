@@ -3,7 +3,8 @@
 # lib/cds-classes.txt for the launcher to make archives elsewhere, joins two lists: the classes a
 # `list` on the built-in fake loads now (recorded here, with a throw-away home), and those a first
 # contact with a hypervisor loads (src/build/cds-classes.txt, recorded on the test stack by
-# scripts/cds-class-list.sh; a package build has no host to talk to). The launcher, finding no
+# scripts/cds-class-list.sh; a package build has no host to talk to). CdsClassList.java writes it
+# in the JVM's format, with the plugin layers' classes. The launcher, finding no
 # archive that fits, makes one from that list in the throw-away cache, with a stamp naming this JDK
 # and module path; they move to lib/egressctl.jsa and lib/egressctl.stamp.
 #
@@ -21,10 +22,13 @@ launch() {
   env -u EGRESSCTL_PLUGINS HOME="$home" XDG_CACHE_HOME="$home/cache" XDG_STATE_HOME="$home/state" "$@"
 }
 
-launch EGRESSCTL_NO_CDS_CACHE=1 EGRESSCTL_JAVA_OPTS="-XX:DumpLoadedClassList=$home/fake.txt" \
+launch EGRESSCTL_NO_CDS_CACHE=1 \
+  EGRESSCTL_JAVA_OPTS="-XX:DumpLoadedClassList=$home/fake.txt -Xlog:class+load=info:file=$home/fake-loaded.txt" \
   "$distribution/bin/egressctl" list >/dev/null 2>&1 || true
-# Each class once, in first-loaded order: a lambda line needs its class before it.
-cat "$home/fake.txt" "$recorded" 2>/dev/null | grep -v '^#' | awk '!seen[$0]++' >"$classes" || true
+# The plugin layers' classes are archived too: the tool reads their supertypes from the jars.
+java_tool="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+"$java_tool" "$(dirname "$0")/CdsClassList.java" "$distribution" "$classes" "$home/fake.txt" \
+  "$home/fake-loaded.txt" "$recorded" || rm -f "$classes"
 if [ ! -s "$classes" ]; then
   rm -f "$classes"
   echo "cds-archive: no class list; egressctl starts without a class-data-sharing archive" >&2

@@ -95,7 +95,9 @@ class ReleaseArchiveEndToEndTest {
                 .with("EGRESSCTL_NO_CDS_CACHE", "")
                 .with("EGRESSCTL_JAVA_OPTS", "-Xlog:class+load=info")
                 .run("--version");
-        assertThat(mapped.out()).contains("dev.egressproxies.runtime.Main source: shared objects file");
+        assertThat(mapped.out()).contains("dev.egressproxies.runtime.Main source: shared objects file")
+                // The plugin layers' classes are in it too, archived from this folder's plugin jars.
+                .contains("dev.egressproxies.kvm.KvmProviderFactory source: shared objects file");
 
         EgressctlProcess.Result created = egressctl.run("create", "vm1", "--machine-type", "small",
                 "--image", "debian-12");
