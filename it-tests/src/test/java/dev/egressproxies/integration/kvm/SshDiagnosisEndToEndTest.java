@@ -60,7 +60,9 @@ class SshDiagnosisEndToEndTest {
                 "  User " + stack.value("EGRESS_TEST_UNPRIVILEGED_USER"),
                 "Host no-streamlocal",
                 "  Port " + stack.value("EGRESS_TEST_NO_STREAMLOCAL_SSH_PORT"),
-                "Host unknown-key changed-key no-access no-streamlocal",
+                "Host no-polkit",
+                "  User " + stack.value("EGRESS_TEST_UNPRIVILEGED_USER"),
+                "Host unknown-key changed-key no-access no-streamlocal no-polkit",
                 "  IdentityFile " + stack.value("EGRESS_TEST_SSH_KEY"),
                 "Host *",
                 "  HostName 127.0.0.1",
@@ -69,7 +71,9 @@ class SshDiagnosisEndToEndTest {
                 "  UserKnownHostsFile " + stack.value("EGRESS_TEST_KNOWN_HOSTS"),
                 ""));
         Map<String, String> sockets = new LinkedHashMap<>();
-        for (String alias : new String[] {"unknown-key", "changed-key", "refused-key", "no-streamlocal"}) {
+        // libvirtd's default socket lets any login in and asks polkit about each that is not root;
+        // the stack, like a container host, runs no system D-Bus, so polkit cannot answer.
+        for (String alias : new String[] {"unknown-key", "changed-key", "refused-key", "no-streamlocal", "no-polkit"}) {
             sockets.put(alias, stack.libvirtSocket().toString());
         }
         sockets.put("no-access", restrictedSocket.toString());
@@ -93,6 +97,9 @@ class SshDiagnosisEndToEndTest {
                     + " may not use the socket " + restrictedSocket, "'usermod -aG libvirt "
                     + stack.value("EGRESS_TEST_UNPRIVILEGED_USER") + "' there");
             assertThat(details.get("no-streamlocal")).contains("(sshd forwards no unix sockets)");
+            assertThat(details.get("no-polkit")).contains("refused the connection",
+                    "libvirtd asks polkit whether a login other than root may manage it", "'usermod -aG libvirt LOGIN'",
+                    "auth_unix_rw = \"none\"").doesNotContain("retry");
         }
     }
 

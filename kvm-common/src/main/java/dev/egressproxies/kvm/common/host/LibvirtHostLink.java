@@ -4,6 +4,7 @@ import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
+import dev.egressproxies.kvm.common.libvirt.LibvirtErrorSource;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.libvirt.LibvirtJavaHost;
@@ -109,6 +110,17 @@ public final class LibvirtHostLink implements HostLink {
             return dial.transientFailure(where
                     + " did not answer within the time allowed for connecting; check that libvirtd (or virtqemud)"
                     + " runs there and responds ('virsh list' on the host)", cause);
+        }
+        if (cause.is(LibvirtErrorCode.AUTH_UNAVAILABLE) || cause.source() == LibvirtErrorSource.DBUS
+                || cause.source() == LibvirtErrorSource.POLKIT) {
+            // libvirtd's default socket lets any login in and asks polkit, over the system D-Bus,
+            // about each that is not root; where polkit cannot answer, only root gets through.
+            return dial.failure(ErrorKind.PERMANENT, where + " refused the connection: " + cause.getMessage()
+                    + "; libvirtd asks polkit whether a login other than root may manage it, and polkit could not"
+                    + " answer; connect as root, or add the SSH login to the libvirt group there ('usermod -aG libvirt"
+                    + " LOGIN'), which polkit's libvirt rule lets in; where polkit cannot run (no system D-Bus), give"
+                    + " that group the socket without it: unix_sock_group = \"libvirt\", unix_sock_rw_perms ="
+                    + " \"0770\" and auth_unix_rw = \"none\" in libvirtd.conf", cause);
         }
         if (cause.is(LibvirtErrorCode.AUTH_FAILED) || cause.is(LibvirtErrorCode.ACCESS_DENIED)) {
             return dial.failure(ErrorKind.PERMANENT, where

@@ -16,6 +16,7 @@ public enum LibvirtErrorCode {
     CONFIG_UNSUPPORTED(67), // a definition the hypervisor cannot run, such as an unknown domain type
     OPERATION_UNSUPPORTED(84), AGENT_UNRESPONSIVE(86), STORAGE_VOLUME_EXISTS(90),
     ACCESS_DENIED(88), // a policy (polkit, the ACL driver) refused the operation
+    AUTH_UNAVAILABLE(94), // polkit had nobody to ask (no agent) whether a login may connect
     /** Any other code. */
     OTHER(-1);
 

@@ -12,7 +12,9 @@ public enum LibvirtErrorSource {
     STORAGE(18), // the storage driver
     DOMAIN(20), // the domain XML parser and checker
     CPU(31), // the CPU model code
+    DBUS(47), // the D-Bus client, through which libvirtd asks polkit whether a login may connect
     CGROUP(54), // the cgroup code, which checks device paths before QEMU starts
+    POLKIT(60), // libvirtd's polkit check of a login
     /** No source given: libvirt-java did not know it, or the error was raised outside libvirt (fakes). */
     UNKNOWN(-1),
     /** Any other source; its number is in {@link LibvirtException#rawSource()}. */

@@ -107,7 +107,8 @@ public final class LibvirtException extends RuntimeException {
         return switch (code) {
             case NO_DOMAIN -> ErrorKind.NOT_FOUND;
             case XML_ERROR, XML_DETAIL, INVALID_ARGUMENT, NO_SUPPORT, NO_STORAGE_POOL, AUTH_FAILED, ACCESS_DENIED,
-                    NO_NETWORK, NO_INTERFACE, CONFIG_UNSUPPORTED, OPERATION_UNSUPPORTED -> ErrorKind.PERMANENT;
+                    AUTH_UNAVAILABLE, NO_NETWORK, NO_INTERFACE, CONFIG_UNSUPPORTED, OPERATION_UNSUPPORTED ->
+                    ErrorKind.PERMANENT;
             case NO_MEMORY -> ErrorKind.QUOTA_EXCEEDED;
             case SYSTEM_ERROR -> CONFIGURATION_ERROR_NUMBERS.contains(systemErrorNumber) ? ErrorKind.PERMANENT
                     : NO_SPACE_ERROR_NUMBERS.contains(systemErrorNumber) ? ErrorKind.QUOTA_EXCEEDED

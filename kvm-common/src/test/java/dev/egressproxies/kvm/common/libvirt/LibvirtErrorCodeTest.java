@@ -33,6 +33,7 @@ class LibvirtErrorCodeTest {
             Map.entry(LibvirtErrorCode.OPERATION_TIMEOUT, ErrorNumber.VIR_ERR_OPERATION_TIMEOUT),
             Map.entry(LibvirtErrorCode.AUTH_FAILED, ErrorNumber.VIR_ERR_AUTH_FAILED),
             Map.entry(LibvirtErrorCode.ACCESS_DENIED, ErrorNumber.VIR_ERR_ACCESS_DENIED),
+            Map.entry(LibvirtErrorCode.AUTH_UNAVAILABLE, ErrorNumber.VIR_ERR_AUTH_UNAVAILABLE),
             Map.entry(LibvirtErrorCode.NO_CONNECT, ErrorNumber.VIR_ERR_NO_CONNECT),
             Map.entry(LibvirtErrorCode.AGENT_UNRESPONSIVE, ErrorNumber.VIR_ERR_AGENT_UNRESPONSIVE),
             Map.entry(LibvirtErrorCode.OPERATION_ABORTED, ErrorNumber.VIR_ERR_OPERATION_ABORTED),
@@ -48,7 +49,9 @@ class LibvirtErrorCodeTest {
             LibvirtErrorSource.STORAGE, ErrorDomain.VIR_FROM_STORAGE,
             LibvirtErrorSource.DOMAIN, ErrorDomain.VIR_FROM_DOMAIN,
             LibvirtErrorSource.CPU, ErrorDomain.VIR_FROM_CPU,
-            LibvirtErrorSource.CGROUP, ErrorDomain.VIR_FROM_CGROUP));
+            LibvirtErrorSource.CGROUP, ErrorDomain.VIR_FROM_CGROUP,
+            LibvirtErrorSource.DBUS, ErrorDomain.VIR_FROM_DBUS,
+            LibvirtErrorSource.POLKIT, ErrorDomain.VIR_FROM_POLKIT));
 
     @Test
     void everyCodeHasLibvirtsNumber() {
@@ -150,7 +153,7 @@ class LibvirtErrorCodeTest {
     @Test
     void refusalsOfTheConfigurationArePermanent() {
         for (LibvirtErrorCode code : new LibvirtErrorCode[] {LibvirtErrorCode.XML_ERROR, LibvirtErrorCode.XML_DETAIL,
-                LibvirtErrorCode.ACCESS_DENIED, LibvirtErrorCode.AUTH_FAILED}) {
+                LibvirtErrorCode.ACCESS_DENIED, LibvirtErrorCode.AUTH_FAILED, LibvirtErrorCode.AUTH_UNAVAILABLE}) {
             assertThat(new LibvirtException(code, "m").kind()).as(code.name())
                     .isEqualTo(ErrorKind.PERMANENT);
         }
