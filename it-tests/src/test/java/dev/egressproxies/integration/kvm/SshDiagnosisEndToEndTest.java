@@ -97,8 +97,11 @@ class SshDiagnosisEndToEndTest {
                     + " may not use the socket " + restrictedSocket, "'usermod -aG libvirt "
                     + stack.value("EGRESS_TEST_UNPRIVILEGED_USER") + "' there");
             assertThat(details.get("no-streamlocal")).contains("(sshd forwards no unix sockets)");
+            // The login comes from ssh_config, which the entry does not name.
+            String unprivileged = stack.value("EGRESS_TEST_UNPRIVILEGED_USER");
             assertThat(details.get("no-polkit")).contains("refused the connection",
-                    "libvirtd asks polkit whether a login other than root may manage it", "'usermod -aG libvirt LOGIN'",
+                    "polkit whether a login other than root (here " + unprivileged + ")",
+                    "'usermod -aG libvirt " + unprivileged + "'",
                     "auth_unix_rw = \"none\"").doesNotContain("retry");
         }
     }

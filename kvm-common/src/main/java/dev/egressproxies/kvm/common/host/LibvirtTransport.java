@@ -15,6 +15,9 @@ public interface LibvirtTransport extends AutoCloseable {
     /** How the socket reaches the daemon, for {@code check}: "SSH to root@kvm1:22, direct-streamlocal to ...". */
     String route();
 
+    /** The user the daemon sees this transport's connections as, for messages about its access. */
+    String login();
+
     /** Whether the transport is still open (not closed, and its far side not known to be gone). */
     boolean isOpen();
 

@@ -71,6 +71,11 @@ public final class UnixSocketRelay implements LibvirtTransport {
 
         /** How the far ends are reached, for {@code check}. */
         String route();
+
+        /** The user the daemon sees the connections as: the SSH login, or this process's user. */
+        default String login() {
+            return System.getProperty("user.name");
+        }
     }
 
     /** The far end of one connection: bytes both ways, and an end of output that keeps reading. */
@@ -171,6 +176,11 @@ public final class UnixSocketRelay implements LibvirtTransport {
     @Override
     public boolean isOpen() {
         return !closed.get() && !connectionLost;
+    }
+
+    @Override
+    public String login() {
+        return upstream.login();
     }
 
     @Override

@@ -272,6 +272,12 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 : ", exec '" + command + "' (sshd forwards no unix sockets)");
     }
 
+    /** The login on the target host, as resolved at the dial (ssh_config may have given it). */
+    @Override
+    public String login() {
+        return settings.target().user();
+    }
+
     @Override
     public Optional<String> lossReason() {
         return session.isOpen() ? Optional.empty() : Optional.of(lostReason());
