@@ -115,10 +115,11 @@ public final class LibvirtHostLink implements HostLink {
                 || cause.source() == LibvirtErrorSource.POLKIT) {
             // libvirtd's default socket lets any login in and asks polkit, over the system D-Bus,
             // about each that is not root; where polkit cannot answer, only root gets through.
+            String login = transport.login();
             return dial.failure(ErrorKind.PERMANENT, where + " refused the connection: " + cause.getMessage()
-                    + "; libvirtd asks polkit whether a login other than root (here " + transport.login() + ") may"
+                    + "; libvirtd asks polkit whether a login other than root (here " + login + ") may"
                     + " manage it, and polkit could not answer; connect as root, or add the login to the libvirt"
-                    + " group there ('usermod -aG libvirt " + transport.login() + "'), which polkit's libvirt rule"
+                    + " group there ('usermod -aG libvirt " + login + "'), which polkit's libvirt rule"
                     + " lets in; where polkit cannot run (no system D-Bus), give"
                     + " that group the socket without it: unix_sock_group = \"libvirt\", unix_sock_rw_perms ="
                     + " \"0770\" and auth_unix_rw = \"none\" in libvirtd.conf", cause);
