@@ -52,27 +52,38 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# measure NAME RUNS COMMAND...: prints "NAME wall_median cpu_median" and keeps both in
-# WALL[NAME], CPU[NAME]. The command's output goes to $work/NAME.out (last run).
+# measure RUNS NAME COMMAND [NAME COMMAND]...: runs each COMMAND (one string, evaluated) RUNS times
+# plus one warm-up, alternating between them run by run, so that a machine getting busier or
+# quieter during the measurement affects each side alike; prints "NAME wall_median cpu_median"
+# per command and keeps both in WALL[NAME], CPU[NAME]. BETWEEN_RUNS_NAME (NAME with - as _) is
+# evaluated after each run of NAME. Output of the last run goes to $work/NAME.out.
 declare -A WALL CPU
 measure() {
-  local name=$1 count=$2 i
-  shift 2
-  local times="$work/$name.times"
-  : >"$times"
+  local count=$1 i pair name
+  shift
+  local -a names=() commands=()
+  while [ $# -gt 0 ]; do names+=("$1"); commands+=("$2"); shift 2; done
+  for name in "${names[@]}"; do : >"$work/$name.times" && : >"$work/$name.times.raw"; done
   for ((i = 0; i <= count; i++)); do
-    if ! /usr/bin/time -f '%e %U %S' -a -o "$times.raw" "$@" >"$work/$name.out" 2>"$work/$name.err"; then
-      echo "bench-cli: '$*' failed:" >&2
-      cat "$work/$name.err" >&2
-      exit 1
-    fi
-    # The first run warms the page cache and the JIT's disk caches; it is not counted.
-    if [ "$i" -gt 0 ]; then tail -n 1 "$times.raw" >>"$times"; fi
-    if [ -n "${BETWEEN_RUNS:-}" ]; then eval "$BETWEEN_RUNS"; fi
+    for pair in "${!names[@]}"; do
+      name=${names[$pair]}
+      if ! /usr/bin/time -f '%e %U %S' -a -o "$work/$name.times.raw" sh -c "exec ${commands[$pair]}" \
+          >"$work/$name.out" 2>"$work/$name.err"; then
+        echo "bench-cli: '${commands[$pair]}' failed:" >&2
+        cat "$work/$name.err" >&2
+        exit 1
+      fi
+      # The first run warms the page cache and the JIT's disk caches; it is not counted.
+      if [ "$i" -gt 0 ]; then tail -n 1 "$work/$name.times.raw" >>"$work/$name.times"; fi
+      local between="BETWEEN_RUNS_${name//-/_}"
+      if [ -n "${!between:-}" ]; then eval "${!between}"; fi
+    done
   done
-  WALL[$name]=$(awk '{print $1}' "$times" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
-  CPU[$name]=$(awk '{print $2+$3}' "$times" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
-  printf '  %-34s wall %7.3f s   cpu %7.3f s   (median of %d)\n' "$name" "${WALL[$name]}" "${CPU[$name]}" "$count"
+  for name in "${names[@]}"; do
+    WALL[$name]=$(awk '{print $1}' "$work/$name.times" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+    CPU[$name]=$(awk '{print $2+$3}' "$work/$name.times" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+    printf '  %-34s wall %7.3f s   cpu %7.3f s   (median of %d)\n' "$name" "${WALL[$name]}" "${CPU[$name]}" "$count"
+  done
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", (b > 0 ? a / b : 0) }'; }
 
@@ -82,10 +93,10 @@ bench_startup() {
   echo "== start-up: egressctl on the built-in fake vs java -version"
   local home="$work/home"
   mkdir -p "$home"
-  measure java-version "$runs" "$java_cmd" -version
-  measure egressctl-help "$runs" env HOME="$home" "$egressctl" --help
-  measure egressctl-version "$runs" env HOME="$home" "$egressctl" --version
-  measure egressctl-list-fake "$runs" env HOME="$home" "$egressctl" list
+  local java_q egressctl_q
+  java_q=$(printf '%q' "$java_cmd") egressctl_q=$(printf 'env HOME=%q %q' "$home" "$egressctl")
+  measure "$runs" java-version "$java_q -version" egressctl-help "$egressctl_q --help" \
+    egressctl-version "$egressctl_q --version" egressctl-list-fake "$egressctl_q list"
   local c
   for c in egressctl-help egressctl-version egressctl-list-fake; do
     printf '  %-34s cpu %s, wall %s of java -version\n' "$c" \
@@ -138,8 +149,8 @@ bench_list() {
       cleanups+=("'$root/scripts/undefine-domains.sh' '$prefix' >/dev/null 2>&1")
       "$root/scripts/define-many-domains.sh" "$n" "$prefix" "$entry" >/dev/null
     fi
-    measure "egressctl-list-$n" "$runs" "$egressctl" --config "$config" list
-    measure "virsh-session-$n" "$runs" "$baseline" 1
+    measure "$runs" "egressctl-list-$n" "$(printf '%q --config %q list' "$egressctl" "$config")" \
+      "virsh-session-$n" "$(printf '%q 1' "$baseline")"
     printf '  list of %s domains: egressctl %s of the virsh session (wall), cpu %.2f s vs %.2f s\n' "$n" \
       "$(ratio "${WALL[egressctl-list-$n]}" "${WALL[virsh-session-$n]}")" "${CPU[egressctl-list-$n]}" "${CPU[virsh-session-$n]}"
   done
@@ -179,12 +190,12 @@ bench_ingest() {
   local upload="bench-upload-$$.raw"
   cleanups+=("$virsh_q vol-delete --pool $EGRESS_TEST_POOL $upload >/dev/null 2>&1")
   cleanups+=("remove_instance_and_base")
-  BETWEEN_RUNS=remove_instance_and_base measure egressctl-create "$ingest_runs" \
-    "$egressctl" --config "$ingest_config" create "$ingest_name" --machine-type small --image bench
   # One virsh session, as egressctl has one SSH connection: create the volume, then upload.
-  BETWEEN_RUNS="$virsh_q vol-delete --pool $EGRESS_TEST_POOL $upload >/dev/null" \
-    measure virsh-vol-upload "$ingest_runs" "${ingest_virsh[@]}" \
-    "vol-create-as $EGRESS_TEST_POOL $upload ${image_mib}M --format raw; vol-upload --pool $EGRESS_TEST_POOL $upload $path"
+  BETWEEN_RUNS_egressctl_create=remove_instance_and_base \
+    BETWEEN_RUNS_virsh_vol_upload="$virsh_q vol-delete --pool $EGRESS_TEST_POOL $upload >/dev/null" \
+    measure "$ingest_runs" egressctl-create \
+    "$(printf '%q --config %q create %q --machine-type small --image bench' "$egressctl" "$ingest_config" "$ingest_name")" \
+    virsh-vol-upload "$virsh_q$(printf '%q' "vol-create-as $EGRESS_TEST_POOL $upload ${image_mib}M --format raw; vol-upload --pool $EGRESS_TEST_POOL $upload $path")"
   printf '  create of a new %s MiB image: %s the speed of virsh vol-upload (wall); egressctl cpu %.1f s per GiB\n' \
     "$image_mib" "$(ratio "${WALL[virsh-vol-upload]}" "${WALL[egressctl-create]}")" \
     "$(awk -v c="${CPU[egressctl-create]}" -v m="$image_mib" 'BEGIN { print c * 1024 / m }')"
