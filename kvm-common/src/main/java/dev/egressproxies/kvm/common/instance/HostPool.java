@@ -40,6 +40,8 @@ public final class HostPool implements AutoCloseable {
      * deadline (an image download) reports it in its own words, naming what was slow.
      */
     private static final long SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** How long {@link #close} waits for the links' graceful closes. */
+    static final Duration CLOSE_WAIT = Duration.ofSeconds(1);
 
     private final HostDialer dialer;
     private final Duration dialTimeout;
@@ -137,14 +139,21 @@ public final class HostPool implements AutoCloseable {
     }
 
     /**
-     * Closes every cached link (gracefully, on worker threads, so a hung daemon cannot hold up the
-     * caller) and refuses calls from now on; calls in flight run to their end or deadline.
+     * Closes every cached link (gracefully, on worker threads) and refuses calls from now on; calls
+     * in flight run to their end or deadline. Waits up to {@link #CLOSE_WAIT} for the workers: a
+     * process exiting right after must not find a thread inside libvirt or the SSH client, or the
+     * JVM delays its exit, while a hung daemon must not hold up the caller longer.
      */
     @Override
     public void close() {
         closed = true;
         slots.values().forEach(Slot::close);
         workers.shutdown();
+        try {
+            workers.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static IllegalStateException closedError() {

@@ -112,13 +112,62 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         }
     }
 
-    /** The process's one client, started on first use; its threads are daemons. */
-    private static final class Shared {
-        static final SshClient CLIENT = startClient();
+    /**
+     * The process's one client, running while a tunnel is open or being opened. It stops when the
+     * last one closes: its I/O thread waits inside native code, and the JVM delays its exit by
+     * 0.3 s for any thread found there.
+     */
+    private static final class Clients {
+        private static SshClient running;
+        private static int users;
+
+        static synchronized SshClient acquire() {
+            if (running == null) {
+                running = startClient();
+            }
+            users++;
+            return running;
+        }
+
+        /**
+         * Gives back a client {@link #acquire} returned. A stop from one of the client's own threads
+         * (a lost session's close) runs on a thread of its own, since it waits for those threads.
+         */
+        static void release(SshClient client, boolean fromClientThread) {
+            synchronized (Clients.class) {
+                if (--users > 0 || running != client) {
+                    return;
+                }
+                running = null;
+            }
+            if (fromClientThread) {
+                Thread stopping = new Thread(client::stop, "egress-ssh-client-stop");
+                stopping.setDaemon(true);
+                stopping.start();
+            } else {
+                // The stop waits for the client's threads; an interrupt would cut that short and be lost.
+                boolean interrupted = Thread.interrupted();
+                try {
+                    client.stop();
+                } finally {
+                    if (interrupted) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        }
+
+        /** The running client, if any. */
+        static synchronized Optional<SshClient> current() {
+            return Optional.ofNullable(running);
+        }
     }
 
-    private SshTunnel(SshTunnelSettings settings, ClientSession session) {
+    private final SshClient client;
+
+    private SshTunnel(SshTunnelSettings settings, SshClient client, ClientSession session) {
         this.settings = settings;
+        this.client = client;
         this.session = session;
     }
 
@@ -156,8 +205,9 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         Attempt attempt = new Attempt(settings, List.copyOf(hops), agent, new AtomicInteger());
         ConnectFuture connecting = null;
         boolean opened = false;
+        SshClient client = Clients.acquire();
         try {
-            connecting = Shared.CLIENT.connect(hostConfig(settings), AttributeRepository.ofKeyValuePair(ATTEMPT, attempt),
+            connecting = client.connect(hostConfig(settings), AttributeRepository.ofKeyValuePair(ATTEMPT, attempt),
                     null);
             if (!connecting.await(remaining(deadline), CancelOption.CANCEL_ON_TIMEOUT, CancelOption.CANCEL_ON_INTERRUPT)) {
                 throw attempt.refusal().map(dial::permanent)
@@ -177,7 +227,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 throw attempt.refusal().map(dial::permanent).orElse(authenticationFailure(attempt.current(),
                         authenticating.getException(), agentKeys, settings, dial));
             }
-            SshTunnel tunnel = new SshTunnel(settings, session);
+            SshTunnel tunnel = new SshTunnel(settings, client, session);
             session.addSessionListener(new SessionListener() {
                 @Override
                 public void sessionException(Session failed, Throwable failure) {
@@ -205,11 +255,14 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             throw attempt.refusal().map(dial::permanent).orElse(dial.transientFailure("SSH handshake with "
                     + settings.destination() + " failed: " + e, e));
         } finally {
-            if (!opened && connecting != null) {
-                connecting.cancel();
-                if (connecting.isConnected()) {
-                    connecting.getClientSession().close(true);
+            if (!opened) {
+                if (connecting != null) {
+                    connecting.cancel();
+                    if (connecting.isConnected()) {
+                        connecting.getClientSession().close(true);
+                    }
                 }
+                Clients.release(client, false);
             }
         }
     }
@@ -286,7 +339,10 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     /** Closes the session, at once: the relay has already cut every connection through it. */
     @Override
     public void close() {
+        // A session that is already closed was lost, and its close listener may be what calls this.
+        boolean lost = !session.isOpen();
         session.close(true);
+        Clients.release(client, lost);
     }
 
     private static UnixSocketRelay startRelay(SshTunnel tunnel, Call dial) {
@@ -591,8 +647,8 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         return ciphers;
     }
 
-    /** Returns the process's client; tests read its algorithm choices and count its sessions. */
-    static SshClient client() {
-        return Shared.CLIENT;
+    /** The running client, if a tunnel is open; tests read its algorithm choices and count its sessions. */
+    static Optional<SshClient> runningClient() {
+        return Clients.current();
     }
 }

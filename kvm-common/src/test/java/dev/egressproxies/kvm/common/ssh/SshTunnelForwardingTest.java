@@ -85,12 +85,20 @@ class SshTunnelForwardingTest {
 
     @Test
     void theClientOffersAesGcmFirstAndKeepsTheOtherDefaultCiphers() {
-        List<String> offered = SshTunnel.client().getCipherFactories().stream().map(NamedResource::getName).toList();
+        List<String> offered;
+        UnixSocketRelay tunnel = open();
+        try {
+            offered = SshTunnel.runningClient().orElseThrow().getCipherFactories().stream()
+                    .map(NamedResource::getName).toList();
+        } finally {
+            tunnel.close();
+        }
         List<String> defaults = SshClient.setUpDefaultClient().getCipherFactories().stream()
                 .map(NamedResource::getName).toList();
         assertThat(offered).startsWith("aes128-gcm@openssh.com", "aes256-gcm@openssh.com")
                 .doesNotHaveDuplicates()
                 .containsExactlyInAnyOrderElementsOf(defaults);
+        assertThat(SshTunnel.runningClient()).as("the last tunnel's close stops the client").isEmpty();
     }
 
     /** Writes {@code sent} while reading the echo in this thread, then half-closes and reads to the end. */
