@@ -18,6 +18,7 @@ import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
@@ -164,6 +165,8 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     }
 
     private final SshClient client;
+    /** Whether this tunnel gave its hold on the client back; a relay that fails to start closes it too. */
+    private final AtomicBoolean released = new AtomicBoolean();
 
     private SshTunnel(SshTunnelSettings settings, SshClient client, ClientSession session) {
         this.settings = settings;
@@ -206,6 +209,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         ConnectFuture connecting = null;
         boolean opened = false;
         SshClient client = Clients.acquire();
+        SshTunnel tunnel = null;
         try {
             connecting = client.connect(hostConfig(settings), AttributeRepository.ofKeyValuePair(ATTEMPT, attempt),
                     null);
@@ -227,23 +231,24 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 throw attempt.refusal().map(dial::permanent).orElse(authenticationFailure(attempt.current(),
                         authenticating.getException(), agentKeys, settings, dial));
             }
-            SshTunnel tunnel = new SshTunnel(settings, client, session);
+            SshTunnel created = new SshTunnel(settings, client, session);
+            tunnel = created;
             session.addSessionListener(new SessionListener() {
                 @Override
                 public void sessionException(Session failed, Throwable failure) {
-                    tunnel.firstFailure.compareAndSet(null, failure);
+                    created.firstFailure.compareAndSet(null, failure);
                 }
             });
             // Only a tunnel whose forwarding works is handed out, and a refusal is reported with its
             // cause, not as an unexplained end of stream; the probe shares the handshake's budget.
             try {
-                tunnel.openChannel(remaining(deadline)).close();
+                created.openChannel(remaining(deadline)).close();
             } catch (IOException refused) {
-                tunnel.fallBackToHelper(refused, remaining(deadline), dial);
+                created.fallBackToHelper(refused, remaining(deadline), dial);
             }
-            UnixSocketRelay relay = startRelay(tunnel, dial);
+            UnixSocketRelay relay = startRelay(created, dial);
             // Runs on a MINA thread, or here when the session is already closed.
-            session.addCloseFutureListener(closed -> relay.lose(tunnel.lostReason()));
+            session.addCloseFutureListener(closed -> relay.lose(created.lostReason()));
             opened = true;
             return relay;
         } catch (ProviderException failure) {
@@ -262,7 +267,11 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                         connecting.getClientSession().close(true);
                     }
                 }
-                Clients.release(client, false);
+                if (tunnel != null) {
+                    tunnel.release(false);
+                } else {
+                    Clients.release(client, false);
+                }
             }
         }
     }
@@ -342,7 +351,13 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         // A session that is already closed was lost, and its close listener may be what calls this.
         boolean lost = !session.isOpen();
         session.close(true);
-        Clients.release(client, lost);
+        release(lost);
+    }
+
+    private void release(boolean fromClientThread) {
+        if (released.compareAndSet(false, true)) {
+            Clients.release(client, fromClientThread);
+        }
     }
 
     private static UnixSocketRelay startRelay(SshTunnel tunnel, Call dial) {

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.sshd.client.SshClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -149,6 +150,52 @@ class SshTunnelLifecycleTest {
         assertThat(stillInterrupted.get(5, TimeUnit.SECONDS)).isTrue();
         assertThat(tunnel.socketPath().getParent()).doesNotExist();
         // The @AfterEach check then finds no relay thread and no SSH session left.
+    }
+
+    @Test
+    void theClientRunsWhileAnyTunnelIsOpenAndStopsWithTheLastSoTheProcessCanExitAtOnce() throws Exception {
+        UnixSocketRelay first = open(echo);
+        UnixSocketRelay second = open(echo);
+        SshClient client = SshTunnel.runningClient().orElseThrow();
+        first.close();
+        assertThat(SshTunnel.runningClient()).contains(client);
+        try (SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(second.socketPath()))) {
+            byte[] sent = SshTunnelForwardingTest.randomBytes(64 * 1024, 7);
+            assertThat(SshTunnelForwardingTest.roundTrip(local, sent)).isEqualTo(sent);
+        }
+        second.close();
+        assertThat(SshTunnel.runningClient()).isEmpty();
+        assertThat(client.isStarted()).as("stopped, its I/O threads gone").isFalse();
+
+        UnixSocketRelay next = open(echo);
+        try {
+            assertThat(SshTunnel.runningClient()).as("a later tunnel starts a new client").isPresent()
+                    .get().isNotSameAs(client);
+        } finally {
+            next.close();
+        }
+    }
+
+    @Test
+    void aTunnelWhoseLocalSocketCannotBeMadeGivesTheClientBackOnce() throws Exception {
+        String temporary = System.getProperty("java.io.tmpdir");
+        System.setProperty("java.io.tmpdir", temporary + "/no-such-folder-" + System.nanoTime());
+        try {
+            assertThatThrownBy(() -> open(echo)).hasMessageContaining("cannot create the local unix socket");
+        } finally {
+            System.setProperty("java.io.tmpdir", temporary);
+        }
+        assertThat(SshTunnel.runningClient()).isEmpty();
+        // Given back twice, the count would let the first close below stop the client under the second.
+        UnixSocketRelay first = open(echo);
+        UnixSocketRelay second = open(echo);
+        first.close();
+        try (SocketChannel local = SocketChannel.open(UnixDomainSocketAddress.of(second.socketPath()))) {
+            byte[] sent = SshTunnelForwardingTest.randomBytes(1024, 3);
+            assertThat(SshTunnelForwardingTest.roundTrip(local, sent)).isEqualTo(sent);
+        } finally {
+            second.close();
+        }
     }
 
     @Test
