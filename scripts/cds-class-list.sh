@@ -30,9 +30,11 @@ providers:
     images:
       tiny: {url: '$EGRESS_TEST_HTTP_URL/$EGRESS_TEST_IMAGE_QCOW2', sha256: $EGRESS_TEST_IMAGE_QCOW2_SHA256, firmware: bios}
 YAML
+# Without the archive: a class mapped from it is logged without the jar it came from, so the
+# plugin layers' classes would drop out of the list the archive is made from.
 for command in list check; do
   HOME="$work" EGRESSCTL_NO_CDS_CACHE=1 \
-    EGRESSCTL_JAVA_OPTS="-XX:DumpLoadedClassList=$work/$command.txt -Xlog:class+load=info:file=$work/$command-loaded.txt" \
+    EGRESSCTL_JAVA_OPTS="-Xshare:off -XX:DumpLoadedClassList=$work/$command.txt -Xlog:class+load=info:file=$work/$command-loaded.txt" \
     "$launcher" --config "$work/egress.yaml" "$command" >/dev/null 2>&1 || true
 done
 output="$root/runtime/src/build/cds-classes.txt"
