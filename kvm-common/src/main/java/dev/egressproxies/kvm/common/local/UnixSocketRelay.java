@@ -60,7 +60,10 @@ public final class UnixSocketRelay implements LibvirtTransport {
         /** Opens the far end of one connection; runs on that connection's own thread, so it may wait. */
         FarEnd connect() throws IOException;
 
-        /** Releases what carries the far ends (an SSH session); called once, when the relay closes. */
+        /**
+         * Releases what carries the far ends (an SSH session, and the SSH client with the last
+         * one, which takes a few milliseconds); called once, when the relay closes.
+         */
         default void close() {
         }
 
@@ -199,7 +202,10 @@ public final class UnixSocketRelay implements LibvirtTransport {
         }
     }
 
-    /** Closes the socket, every connection and the upstream, and deletes the folder; idempotent, never blocks. */
+    /**
+     * Closes the socket, every connection and the upstream, and deletes the folder; idempotent,
+     * and waits for nothing but the upstream's close.
+     */
     @Override
     public void close() {
         shutDown();
