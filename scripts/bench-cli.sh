@@ -58,6 +58,7 @@ trap 'exit 130' INT TERM
 # per command and keeps both in WALL[NAME], CPU[NAME]. BETWEEN_RUNS_NAME (NAME with - as _) is
 # evaluated after each run of NAME. Output of the last run goes to $work/NAME.out.
 declare -A WALL CPU
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 measure() {
   local count=$1 i pair name
   shift
@@ -80,8 +81,8 @@ measure() {
     done
   done
   for name in "${names[@]}"; do
-    WALL[$name]=$(awk '{print $1}' "$work/$name.times" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
-    CPU[$name]=$(awk '{print $2+$3}' "$work/$name.times" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+    WALL[$name]=$(awk '{print $1}' "$work/$name.times" | median)
+    CPU[$name]=$(awk '{print $2+$3}' "$work/$name.times" | median)
     printf '  %-34s wall %7.3f s   cpu %7.3f s   (median of %d)\n' "$name" "${WALL[$name]}" "${CPU[$name]}" "$count"
   done
 }

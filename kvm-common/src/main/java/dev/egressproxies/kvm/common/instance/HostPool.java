@@ -41,7 +41,7 @@ public final class HostPool implements AutoCloseable {
      */
     private static final long SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** How long {@link #close} waits for the links' graceful closes. */
-    static final Duration CLOSE_WAIT = Duration.ofSeconds(1);
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(1);
 
     private final HostDialer dialer;
     private final Duration dialTimeout;

@@ -120,40 +120,40 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
      */
     private static final class Clients {
         private static SshClient running;
-        private static int users;
+        private static int holds;
 
-        static synchronized SshClient acquire() {
+        static synchronized Hold acquire() {
             if (running == null) {
                 running = startClient();
             }
-            users++;
-            return running;
+            holds++;
+            return new Hold(running, new AtomicBoolean());
         }
 
-        /**
-         * Gives back a client {@link #acquire} returned. A stop from one of the client's own threads
-         * (a lost session's close) runs on a thread of its own, since it waits for those threads.
-         */
-        static void release(SshClient client, boolean fromClientThread) {
+        /** Stops the client when the last hold is given back. */
+        private static void release(boolean fromClientThread) {
+            SshClient stopping;
             synchronized (Clients.class) {
-                if (--users > 0 || running != client) {
+                if (--holds > 0) {
                     return;
                 }
+                stopping = running;
                 running = null;
             }
             if (fromClientThread) {
-                Thread stopping = new Thread(client::stop, "egress-ssh-client-stop");
-                stopping.setDaemon(true);
-                stopping.start();
-            } else {
-                // The stop waits for the client's threads; an interrupt would cut that short and be lost.
-                boolean interrupted = Thread.interrupted();
-                try {
-                    client.stop();
-                } finally {
-                    if (interrupted) {
-                        Thread.currentThread().interrupt();
-                    }
+                // The stop waits for the client's threads, so one of them cannot run it.
+                Thread stopper = new Thread(stopping::stop, "egress-ssh-client-stop");
+                stopper.setDaemon(true);
+                stopper.start();
+                return;
+            }
+            // An interrupt would cut the wait for the client's threads short and be lost.
+            boolean interrupted = Thread.interrupted();
+            try {
+                stopping.stop();
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
                 }
             }
         }
@@ -164,13 +164,24 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         }
     }
 
-    private final SshClient client;
-    /** Whether this tunnel gave its hold on the client back; a relay that fails to start closes it too. */
-    private final AtomicBoolean released = new AtomicBoolean();
+    /**
+     * One opening or open tunnel's share of the client, given back once: a relay that fails to
+     * start closes its tunnel, and the failed open then gives back what is left too.
+     */
+    private record Hold(SshClient client, AtomicBoolean released) {
+        /** {@code fromClientThread}: called from one of the client's own threads (a lost session's close). */
+        void release(boolean fromClientThread) {
+            if (released.compareAndSet(false, true)) {
+                Clients.release(fromClientThread);
+            }
+        }
+    }
 
-    private SshTunnel(SshTunnelSettings settings, SshClient client, ClientSession session) {
+    private final Hold hold;
+
+    private SshTunnel(SshTunnelSettings settings, Hold hold, ClientSession session) {
         this.settings = settings;
-        this.client = client;
+        this.hold = hold;
         this.session = session;
     }
 
@@ -208,10 +219,9 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         Attempt attempt = new Attempt(settings, List.copyOf(hops), agent, new AtomicInteger());
         ConnectFuture connecting = null;
         boolean opened = false;
-        SshClient client = Clients.acquire();
-        SshTunnel tunnel = null;
+        Hold hold = Clients.acquire();
         try {
-            connecting = client.connect(hostConfig(settings), AttributeRepository.ofKeyValuePair(ATTEMPT, attempt),
+            connecting = hold.client().connect(hostConfig(settings), AttributeRepository.ofKeyValuePair(ATTEMPT, attempt),
                     null);
             if (!connecting.await(remaining(deadline), CancelOption.CANCEL_ON_TIMEOUT, CancelOption.CANCEL_ON_INTERRUPT)) {
                 throw attempt.refusal().map(dial::permanent)
@@ -231,24 +241,23 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 throw attempt.refusal().map(dial::permanent).orElse(authenticationFailure(attempt.current(),
                         authenticating.getException(), agentKeys, settings, dial));
             }
-            SshTunnel created = new SshTunnel(settings, client, session);
-            tunnel = created;
+            SshTunnel tunnel = new SshTunnel(settings, hold, session);
             session.addSessionListener(new SessionListener() {
                 @Override
                 public void sessionException(Session failed, Throwable failure) {
-                    created.firstFailure.compareAndSet(null, failure);
+                    tunnel.firstFailure.compareAndSet(null, failure);
                 }
             });
             // Only a tunnel whose forwarding works is handed out, and a refusal is reported with its
             // cause, not as an unexplained end of stream; the probe shares the handshake's budget.
             try {
-                created.openChannel(remaining(deadline)).close();
+                tunnel.openChannel(remaining(deadline)).close();
             } catch (IOException refused) {
-                created.fallBackToHelper(refused, remaining(deadline), dial);
+                tunnel.fallBackToHelper(refused, remaining(deadline), dial);
             }
-            UnixSocketRelay relay = startRelay(created, dial);
+            UnixSocketRelay relay = startRelay(tunnel, dial);
             // Runs on a MINA thread, or here when the session is already closed.
-            session.addCloseFutureListener(closed -> relay.lose(created.lostReason()));
+            session.addCloseFutureListener(closed -> relay.lose(tunnel.lostReason()));
             opened = true;
             return relay;
         } catch (ProviderException failure) {
@@ -267,11 +276,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                         connecting.getClientSession().close(true);
                     }
                 }
-                if (tunnel != null) {
-                    tunnel.release(false);
-                } else {
-                    Clients.release(client, false);
-                }
+                hold.release(false);
             }
         }
     }
@@ -351,13 +356,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         // A session that is already closed was lost, and its close listener may be what calls this.
         boolean lost = !session.isOpen();
         session.close(true);
-        release(lost);
-    }
-
-    private void release(boolean fromClientThread) {
-        if (released.compareAndSet(false, true)) {
-            Clients.release(client, fromClientThread);
-        }
+        hold.release(lost);
     }
 
     private static UnixSocketRelay startRelay(SshTunnel tunnel, Call dial) {
