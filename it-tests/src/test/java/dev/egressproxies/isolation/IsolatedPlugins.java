@@ -72,7 +72,9 @@ public final class IsolatedPlugins {
     public static synchronized Path folder() {
         if (built == null) {
             try {
-                Path root = Files.createTempDirectory("egress-isolated-plugins");
+                // Under the build directory, beside the libraries, so a clean removes it and /tmp keeps nothing.
+                Path target = Path.of(System.getProperty("isolation.libraries")).getParent();
+                Path root = Files.createTempDirectory(target, "isolated-plugins");
                 built = build(Files.createDirectories(root.resolve("plugins")), Files.createDirectories(root.resolve("build")));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
