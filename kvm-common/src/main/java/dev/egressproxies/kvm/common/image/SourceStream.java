@@ -31,12 +31,15 @@ final class SourceStream extends InputStream implements HttpResponse.BodySubscri
     private static final List<ByteBuffer> END = Collections.unmodifiableList(new ArrayList<>(0));
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     /**
-     * How many lists of buffers (one socket read each, 16 KiB by default) the client may deliver
-     * before the reader takes them: the client goes on reading while the reader hashes and uploads,
-     * rather than handing over between threads every 16 KiB, which held uploads to a fraction of
-     * what the link carries.
+     * How far the client may read ahead of the reader: it goes on reading while the reader hashes
+     * and uploads, rather than handing over between threads at every buffer, which held uploads to
+     * a fraction of what the link carries. Bounded, since what waits here is copied at each young
+     * garbage collection.
      */
-    private static final int LISTS_AHEAD = 64;
+    private static final int BYTES_AHEAD = 4 * 1024 * 1024;
+    /** The client's read buffer (its default, unless set); each list it delivers holds at most three. */
+    private static final int CLIENT_BUFFER_BYTES = Integer.getInteger("jdk.httpclient.bufsize", 16 * 1024);
+    private static final int LISTS_AHEAD = Math.max(2, BYTES_AHEAD / (3 * CLIENT_BUFFER_BYTES));
 
     private final BlockingQueue<List<ByteBuffer>> arrived = new LinkedBlockingQueue<>();
     private final CompletableFuture<SourceStream> self = CompletableFuture.completedFuture(this);
