@@ -68,7 +68,10 @@ public final class EgressctlProcess {
 
     /** Starts one command line without waiting. */
     public Running start(String... arguments) {
-        List<String> command = new ArrayList<>();
+        // With Ctrl-C's signal as a terminal delivers it: tests started in the background of a
+        // script inherit an ignored SIGINT, which the JVM then keeps ignored. env execs, so the
+        // process's pid stays egressctl's.
+        List<String> command = new ArrayList<>(List.of("env", "--default-signal=INT"));
         command.add(launcher.toString());
         command.addAll(List.of(arguments));
         ProcessBuilder builder = new ProcessBuilder(command).directory(workingDirectory.toFile());
