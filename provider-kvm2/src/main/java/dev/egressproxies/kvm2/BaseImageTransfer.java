@@ -25,7 +25,8 @@ import java.util.function.Supplier;
  * <p>The upload runs over a connection of its own, dialled for this transfer and closed after it:
  * a call whose deadline passes has its connection cut, and a long upload must not die because a
  * poll for another instance was cancelled on the pooled connection (nor the pooled connection be
- * cut because this transfer ran out of time).
+ * cut because this transfer ran out of time). It is dialled ahead, while the size probe and the
+ * lease run, which hides its SSH handshake.
  *
  * <p>Every failure after the volume was created removes it, best effort, once the dedicated
  * connection is closed, so libvirtd has let go of the stream.
@@ -44,17 +45,24 @@ final class BaseImageTransfer {
         this.discard = discard;
     }
 
+    /** A connection of its own to {@code host}, being dialled; the caller closes it. */
+    HostPool dialAhead(HostSettings host, Call call) {
+        HostPool dedicated = dedicatedConnections.get();
+        dedicated.dialAhead(host, call);
+        return dedicated;
+    }
+
     /**
-     * Fetches the image into its base volume on {@code host}, which must not exist.
+     * Fetches the image into its base volume on {@code host}, which must not exist, over
+     * {@code dedicated} (from {@link #dialAhead}), which is closed when this returns.
      *
      * @return what was fetched; the base volume holds the image, complete but not yet marked
      * @throws dev.egressproxies.api.ProviderException classified by the contract; the base volume is
      *                                                 gone (or left for the next attempt to remove)
      */
-    FetchResult fetch(HostSettings host, Kvm2Image image, Call call) {
+    FetchResult fetch(HostPool dedicated, HostSettings host, Kvm2Image image, Call call) {
         Call transfer = call.withDeadline(call.deadline().within(transferBudget));
         AtomicReference<StorageVolume> created = new AtomicReference<>();
-        HostPool dedicated = dedicatedConnections.get();
         try {
             return dedicated.call(host, transfer,
                     libvirt -> upload(libvirt, host, image, transfer, created));

@@ -47,8 +47,8 @@ import org.slf4j.LoggerFactory;
  *       within the per-call budget; then, holding the fetch lease of the base in the pool
  *       ({@link FetchLeases}), which keeps other processes off, whatever an interrupted earlier
  *       fetch left is removed, and the image, overlay and seed reserve must fit into the pool's
- *       available bytes; then the image is fetched over a
- *       connection of its own ({@link BaseImageTransfer}), the pool refreshed, and the marker
+ *       available bytes; then the image is fetched over a connection of its own
+ *       ({@link BaseImageTransfer}, dialled while the size is probed), the pool refreshed, and the marker
  *       written last, once the lease was found still held. Every failure between the base's
  *       creation and the marker removes the base, unless the lease was lost meanwhile; the lease is
  *       removed at the end, whatever the outcome.
@@ -135,18 +135,20 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
         if (cached.isPresent()) {
             return cached.get();
         }
-        long publishedBytes = publishedBytes(image, call);
-        Optional<String> fetchedMeanwhile = hosts.call(host, call, libvirt -> {
-            StoragePool pool = Pools.require(libvirt, host, call);
-            // Only the lease's holder may remove a base without marker: it may be another process's upload.
-            lease.set(leases.acquire(libvirt, pool, host, image.volume(), what, call));
-            Optional<String> complete = CachedBase.inspect(libvirt, pool, host, image, call)
-                    .completeOrCleared(libvirt, host);
-            space.require(Pools.requireRunning(libvirt, pool, host, call), complete.isPresent() ? 0 : publishedBytes,
-                    host, call);
-            return complete;
-        });
-        return fetchedMeanwhile.orElseGet(() -> fetch(host, image, call, lease.get()));
+        try (HostPool transferConnection = transfer.dialAhead(host, call)) {
+            long publishedBytes = publishedBytes(image, call);
+            Optional<String> fetchedMeanwhile = hosts.call(host, call, libvirt -> {
+                StoragePool pool = Pools.require(libvirt, host, call);
+                // Only the lease's holder may remove a base without marker: it may be another process's upload.
+                lease.set(leases.acquire(libvirt, pool, host, image.volume(), what, call));
+                Optional<String> complete = CachedBase.inspect(libvirt, pool, host, image, call)
+                        .completeOrCleared(libvirt, host);
+                space.require(Pools.requireRunning(libvirt, pool, host, call),
+                        complete.isPresent() ? 0 : publishedBytes, host, call);
+                return complete;
+            });
+            return fetchedMeanwhile.orElseGet(() -> fetch(transferConnection, host, image, call, lease.get()));
+        }
     }
 
     /** Every catalogue image can be fetched: a size probe per image, nothing downloaded. */
@@ -176,7 +178,8 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     }
 
     /** Fetches the image, then refreshes the pool and writes the marker, under the download span. */
-    private String fetch(HostSettings host, Kvm2Image image, Call call, FetchLeases.Held lease) {
+    private String fetch(HostPool transferConnection, HostSettings host, Kvm2Image image, Call call,
+                         FetchLeases.Held lease) {
         Attributes attributes = Attributes.builder()
                 .put(Kvm2Telemetry.HOST, host.name())
                 .put(Kvm2Telemetry.VOLUME, image.volume())
@@ -185,7 +188,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
                 .build();
         return telemetry.inSpan("kvm2.download", SpanKind.CLIENT, attributes, () -> {
             long started = System.nanoTime();
-            FetchResult fetched = transfer.fetch(host, image, call);
+            FetchResult fetched = transfer.fetch(transferConnection, host, image, call);
             String path = mark(host, image, fetched, call, lease);
             LOG.info("fetched image {} into base volume {} on host {}: {} bytes as published, {} as image, sha256 {},"
                     + " in {} ms", image.label(), image.volume(), host.name(), fetched.publishedBytes(),

@@ -126,6 +126,20 @@ public final class HostPool implements AutoCloseable {
     }
 
     /**
+     * Starts dialling {@code host} on a worker thread unless a link is cached or being dialled, and
+     * returns at once; the next {@link #call} waits for that dial. A dial that fails ahead is made
+     * again by the next call, which reports its own failure.
+     *
+     * @throws IllegalStateException when the pool was closed
+     */
+    public void dialAhead(HostSettings host, Call call) {
+        if (closed) {
+            throw closedError();
+        }
+        slots.computeIfAbsent(host.endpoint(), Slot::new).dialAhead(call);
+    }
+
+    /**
      * How the link to {@code host} reaches its daemon (dialling it when none is cached), for
      * {@code check}; empty when the dialer has nothing to say.
      *
@@ -241,10 +255,7 @@ public final class HostPool implements AutoCloseable {
                     lost = link;
                     link = null;
                 }
-                if (dial == null) {
-                    dial = startDial(call.withDeadline(Deadline.after(dialTimeout)));
-                }
-                pending = dial;
+                pending = dialInProgress(call);
             }
             if (lost != null) {
                 LOG.debug("libvirt link to host {} lost, redialling", endpoint.name());
@@ -261,6 +272,21 @@ public final class HostPool implements AutoCloseable {
             } catch (ExecutionException e) {
                 throw dialFailure(e.getCause(), host, call);
             }
+        }
+
+        /** Starts a dial when there is neither a link nor a dial, without waiting for it. */
+        synchronized void dialAhead(Call call) {
+            if (!slotClosed && link == null) {
+                dialInProgress(call);
+            }
+        }
+
+        /** The dial in progress, started now if there is none; called with the lock held. */
+        private CompletableFuture<HostLink> dialInProgress(Call call) {
+            if (dial == null) {
+                dial = startDial(call.withDeadline(Deadline.after(dialTimeout)));
+            }
+            return dial;
         }
 
         /** Cuts {@code failed} and forgets it if it is still the cached link, leaving a successor alone. */

@@ -6,6 +6,7 @@ import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
 import dev.egressproxies.kvm.common.host.HostLink;
 import dev.egressproxies.kvm.common.host.LibvirtHostLink;
+import dev.egressproxies.kvm.common.libvirt.NativeLibvirt;
 import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import java.time.Duration;
 import java.util.function.BiFunction;
@@ -35,6 +36,7 @@ public final class SshHostDialer implements HostDialer {
             throw dial.transientFailure("the deadline passed before the SSH connection to " + configured.destination()
                     + " was opened", null);
         }
+        NativeLibvirt.loadAhead();
         UnixSocketRelay tunnel = SshTunnel.open(configured.withHandshakeTimeout(handshake), dial);
         return LibvirtHostLink.open(host, tunnel, dial);
     }

@@ -139,6 +139,42 @@ class HostPoolTest {
         }
 
         @Test
+        void aDialAheadIsTheOneTheNextCallUses() throws Exception {
+            CountDownLatch gate = dialer.holdDials("alpha");
+
+            connections.dialAhead(ALPHA, call(TEN_SECONDS));
+
+            dialer.awaitDialStarted("alpha");
+            connections.dialAhead(ALPHA, call(TEN_SECONDS));
+            gate.countDown();
+            assertThat(hostInfo(ALPHA, TEN_SECONDS).hostname()).isEqualTo("alpha");
+            connections.dialAhead(ALPHA, call(TEN_SECONDS));
+            assertThat(hostInfo(ALPHA, TEN_SECONDS).hostname()).isEqualTo("alpha");
+            assertThat(dialer.dialCount("alpha")).isOne();
+        }
+
+        @Test
+        void aDialAheadThatFailedIsMadeAgainByTheNextCall() throws Exception {
+            dialer.fail("alpha", () -> transientFailure("sshd refused"));
+            connections.dialAhead(ALPHA, call(TEN_SECONDS));
+            dialer.awaitDialStarted("alpha");
+            Thread.sleep(200); // lets the failing dial end before the call
+            dialer.succeed("alpha");
+
+            assertThat(hostInfo(ALPHA, TEN_SECONDS).hostname()).isEqualTo("alpha");
+            assertThat(dialer.dialCount("alpha")).isEqualTo(2);
+        }
+
+        @Test
+        void aClosedPoolRefusesToDialAhead() {
+            connections.close();
+
+            assertThatThrownBy(() -> connections.dialAhead(ALPHA, call(TEN_SECONDS)))
+                    .isInstanceOf(IllegalStateException.class);
+            assertThat(dialer.dialCount("alpha")).isZero();
+        }
+
+        @Test
         void aHungDialToOneHostDoesNotHoldUpAnother() throws Exception {
             dialer.holdDials("alpha");
             Future<HostInfo> stuck = callers.submit(() -> hostInfo(ALPHA, TEN_SECONDS));
