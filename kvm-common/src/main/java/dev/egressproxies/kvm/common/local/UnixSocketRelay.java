@@ -30,7 +30,6 @@ import org.slf4j.LoggerFactory;
  * opens: a channel through an SSH session, or another unix socket on this machine.
  */
 public final class UnixSocketRelay implements LibvirtTransport {
-    /** Every relay thread's name starts with this. */
     public static final String THREAD_PREFIX = "egress-relay-";
     private static final Logger LOG = LoggerFactory.getLogger(UnixSocketRelay.class);
     private static final String SOCKET_NAME = "libvirt.sock";
@@ -41,8 +40,7 @@ public final class UnixSocketRelay implements LibvirtTransport {
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
     private static final Pattern OWNED = Pattern.compile("(\\d+)-\\d+");
     private static final AtomicInteger RELAY_NUMBERS = new AtomicInteger();
-    // Process-wide by nature: the JVM's exit is one event for all folders, and the sweep of dead
-    // processes' folders is needed once per prefix and process.
+    // Process-wide: the JVM's exit is one event for all folders; dead processes' folders are swept once per prefix.
     private static final Set<Path> OPEN_FOLDERS = ConcurrentHashMap.newKeySet();
     private static final Set<String> SWEPT_PREFIXES = ConcurrentHashMap.newKeySet();
 
@@ -60,10 +58,7 @@ public final class UnixSocketRelay implements LibvirtTransport {
         /** Opens the far end of one connection; runs on that connection's own thread, so it may wait. */
         FarEnd connect() throws IOException;
 
-        /**
-         * Releases what carries the far ends (an SSH session, and the SSH client with the last
-         * one, which takes a few milliseconds); called once, when the relay closes.
-         */
+        /** Releases what carries the far ends (an SSH session); called once, when the relay closes. */
         default void close() {
         }
 
@@ -81,7 +76,7 @@ public final class UnixSocketRelay implements LibvirtTransport {
         }
     }
 
-    /** The far end of one connection: bytes both ways, and an end of output that keeps reading. */
+    /** The far end of one connection: bytes both ways, and a half-close of output. */
     public interface FarEnd extends Closeable {
         /** Reads into {@code buffer}; returns -1 at end of stream. */
         int read(ByteBuffer buffer) throws IOException;
@@ -89,13 +84,8 @@ public final class UnixSocketRelay implements LibvirtTransport {
         /** Writes all of {@code buffer}. */
         void write(ByteBuffer buffer) throws IOException;
 
-        /** Sends end of stream, keeping the other direction open (a half-close). */
+        /** Sends end of stream, keeping the other direction open. */
         void shutdownOutput() throws IOException;
-
-        /** Returns the far end of a socket channel. */
-        static FarEnd of(SocketChannel socket) {
-            return new SocketEnd(socket);
-        }
     }
 
     private final Path folder;
@@ -115,15 +105,12 @@ public final class UnixSocketRelay implements LibvirtTransport {
         this.upstream = upstream;
     }
 
-    /**
-     * Starts a relay that connects each accepted connection to the unix socket at {@code target},
-     * listening in a new private folder named {@code egress-libvirt-PID-random}.
-     */
+    /** Starts a relay to the unix socket at {@code target}, listening in a new folder {@code egress-libvirt-PID-random}. */
     public static UnixSocketRelay start(Path target) throws IOException {
         return start("egress-libvirt-", new Upstream() {
             @Override
             public FarEnd connect() throws IOException {
-                return FarEnd.of(SocketChannel.open(UnixDomainSocketAddress.of(target)));
+                return new SocketEnd(SocketChannel.open(UnixDomainSocketAddress.of(target)));
             }
 
             @Override
@@ -133,11 +120,7 @@ public final class UnixSocketRelay implements LibvirtTransport {
         });
     }
 
-    /**
-     * Starts a relay to {@code upstream}, listening in a new private folder of the system's
-     * temporary folder named {@code folderPrefix + PID + "-" + random}. On failure {@code upstream}
-     * is closed.
-     */
+    /** Starts a relay to {@code upstream} in a new private temporary folder {@code folderPrefix + PID + "-" + random}; closes {@code upstream} on failure. */
     public static UnixSocketRelay start(String folderPrefix, Upstream upstream) throws IOException {
         Path folder = null;
         ServerSocketChannel listener = null;
@@ -198,25 +181,13 @@ public final class UnixSocketRelay implements LibvirtTransport {
         if (!closed.get()) {
             lossReason = reason;
             LOG.warn("{} closed: {}", this, reason);
-            shutDown();
+            close();
         }
     }
 
-    /**
-     * Closes the socket, every connection and the upstream, and deletes the folder; idempotent,
-     * and waits for nothing but the upstream's close.
-     */
+    /** Closes the socket, every connection and the upstream, and deletes the folder; idempotent, waits only for the upstream. */
     @Override
     public void close() {
-        shutDown();
-    }
-
-    @Override
-    public String toString() {
-        return "UnixSocketRelay[" + socketPath() + "]";
-    }
-
-    private void shutDown() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
@@ -226,18 +197,22 @@ public final class UnixSocketRelay implements LibvirtTransport {
         upstream.close();
     }
 
+    @Override
+    public String toString() {
+        return "UnixSocketRelay[" + socketPath() + "]";
+    }
+
     private void acceptConnections() {
         while (!closed.get()) {
             SocketChannel client;
             try {
                 client = listener.accept();
             } catch (IOException e) {
-                // Closed, or failed for good (out of descriptors): either way a closed transport
-                // makes the pool redial.
+                // Closed, or failed for good (out of descriptors): a closed transport makes the pool redial.
                 close();
                 return;
             }
-            Relayed connection = new Relayed(FarEnd.of(client), name + "-" + connectionNumbers.incrementAndGet());
+            Relayed connection = new Relayed(new SocketEnd(client), name + "-" + connectionNumbers.incrementAndGet());
             connections.add(connection);
             if (closed.get()) {
                 // close() may have run between accept and add and missed this one.
@@ -366,11 +341,7 @@ public final class UnixSocketRelay implements LibvirtTransport {
         return folder;
     }
 
-    /**
-     * Removes the folders in {@code temporary} named {@code prefix + PID + "-" + random} whose
-     * process is gone: no process has that PID, or the one that has it started after the folder was
-     * last changed (the PID was reused).
-     */
+    /** Removes {@code temporary}'s folders {@code prefix + PID + "-" + random} whose process is gone (or whose PID was reused). */
     static void removeFoldersOfDeadProcesses(Path temporary, String prefix) {
         try (DirectoryStream<Path> candidates = Files.newDirectoryStream(temporary, prefix + "*")) {
             for (Path candidate : candidates) {

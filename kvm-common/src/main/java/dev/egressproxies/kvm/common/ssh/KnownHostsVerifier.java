@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.sshd.client.config.hosts.KnownHostEntry;
 import org.apache.sshd.client.keyverifier.KnownHostsServerKeyVerifier;
 import org.apache.sshd.client.keyverifier.RejectAllServerKeyVerifier;
@@ -34,21 +35,16 @@ import org.apache.sshd.common.util.net.SshdSocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/**
- * MINA's known_hosts check (markers such as {@code @revoked} and {@code @cert-authority}, hashed
- * names, {@code [host]:port} for ports other than 22), extended through its hooks so that a refusal
- * says what to fix.
- */
+/** MINA's known_hosts check (markers, hashed names, {@code [host]:port}), extended through its hooks so a refusal says what to fix. */
 final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
-    /** Far above any real known_hosts file; a bound so a wrong path cannot exhaust the heap. */
+    /** Far above any real known_hosts file, so a wrong path cannot exhaust the heap. */
     static final int MAXIMUM_BYTES = 4 * 1024 * 1024;
     private static final Logger LOG = LoggerFactory.getLogger(KnownHostsVerifier.class);
-    private static final String REVOKED = "revoked";
 
     private final HostKeyPolicy.UnknownHosts unknownHosts;
     private final String host;
     private final int port;
-    /** Whether the host is reached through a jump host: its peer address is then a local forwarding's. */
+    /** Reached through a jump host: the peer address is then a local forwarding's. */
     private final boolean relayed;
     private final List<HostEntryPair> entries;
     private final Map<KnownHostEntry, Integer> lineNumbers;
@@ -56,8 +52,7 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
 
     private KnownHostsVerifier(Path file, HostKeyPolicy.UnknownHosts unknownHosts, String host, int port,
             boolean relayed, List<HostEntryPair> entries, Map<KnownHostEntry, Integer> lineNumbers) {
-        // MINA asks the delegate about unknown hosts and appends the key to the file when it says
-        // yes; acceptUnknownHostKey below never asks it, and it would say no.
+        // The delegate would decide on unknown hosts, but acceptUnknownHostKey below never asks it.
         super(RejectAllServerKeyVerifier.INSTANCE, file);
         this.unknownHosts = unknownHosts;
         this.host = host;
@@ -67,10 +62,7 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
         this.lineNumbers = lineNumbers;
     }
 
-    /**
-     * Returns the verifier {@code policy} asks for: this check with the known_hosts file read now,
-     * or MINA's accept-all that warns at every connection, so the opt-in never goes unnoticed.
-     */
+    /** This check with the known_hosts file read now, or an accept-all that warns at every connection, as {@code policy} asks. */
     static ServerKeyVerifier forPolicy(HostKeyPolicy policy, String host, int port, boolean relayed, Call dial) {
         if (policy instanceof HostKeyPolicy.KnownHostsFile knownHosts) {
             return load(knownHosts.file(), knownHosts.unknownHosts(), host, port, relayed, dial);
@@ -85,12 +77,7 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
         };
     }
 
-    /**
-     * Reads and parses {@code file} for a connection to {@code host:port}.
-     *
-     * @throws ProviderException of {@code dial}: TRANSIENT when the file is missing or unreadable,
-     *     PERMANENT when it is too large or a line is invalid
-     */
+    /** Reads {@code file} for {@code host:port}; fails TRANSIENT when it is missing or unreadable, PERMANENT when invalid. */
     static KnownHostsVerifier load(Path file, HostKeyPolicy.UnknownHosts unknownHosts, String host, int port,
             boolean relayed, Call dial) {
         byte[] content;
@@ -134,31 +121,20 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
         return new KnownHostsVerifier(file, unknownHosts, host, port, relayed, List.copyOf(entries), lineNumbers);
     }
 
-    /** Returns why the host's key was refused, once it was. */
     Optional<String> refusal() {
         return Optional.ofNullable(refusal.get());
     }
 
-    /**
-     * Returns {@code available} with the host key algorithms of the keys recorded for the host
-     * first: sshd presents the key of the first algorithm in the client's list it has, and a host
-     * with several host keys would otherwise present one that known_hosts does not list.
-     */
+    /** {@code available} with the recorded keys' algorithms first: sshd presents the key of the first one it has. */
     List<NamedFactory<Signature>> preferVerifiableAlgorithms(List<NamedFactory<Signature>> available) {
         Set<String> recordedTypes = entries.stream()
                 .filter(pair -> pair.getHostEntry().getMarker() == null && pair.getHostEntry().isHostMatch(host, port))
                 .map(pair -> KeyUtils.getKeyType(pair.getServerKey()))
                 .collect(Collectors.toSet());
-        List<NamedFactory<Signature>> preferred = new ArrayList<>();
-        List<NamedFactory<Signature>> others = new ArrayList<>();
-        for (NamedFactory<Signature> factory : available) {
-            String algorithm = factory.getName();
-            boolean recorded = !algorithm.contains("-cert-")
-                    && recordedTypes.contains(KeyUtils.getCanonicalKeyType(algorithm));
-            (recorded ? preferred : others).add(factory);
-        }
-        preferred.addAll(others);
-        return preferred;
+        Map<Boolean, List<NamedFactory<Signature>>> byRecorded = available.stream().collect(Collectors.partitioningBy(
+                factory -> !factory.getName().contains("-cert-")
+                        && recordedTypes.contains(KeyUtils.getCanonicalKeyType(factory.getName()))));
+        return Stream.concat(byRecorded.get(true).stream(), byRecorded.get(false).stream()).collect(Collectors.toList());
     }
 
     @Override
@@ -212,7 +188,7 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
     @Override
     protected void handleRevokedKey(ClientSession session, SocketAddress remoteAddress, PublicKey serverKey) {
         String lines = lines(findKnownHostEntries(session, remoteAddress, entries).stream()
-                .filter(pair -> REVOKED.equals(pair.getHostEntry().getMarker())
+                .filter(pair -> "revoked".equals(pair.getHostEntry().getMarker())
                         && KeyUtils.compareKeys(pair.getServerKey(), serverKey))
                 .toList(), false);
         refuse("host " + hostAndPort() + " presented key " + describe(serverKey) + ", which known_hosts file "
@@ -237,7 +213,7 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
         return false;
     }
 
-    /** Names entries by line, with their keys when {@code withKeys}: "line 3" or "KEY (line 3), KEY (line 5)". */
+    /** "line 3", or with keys "KEY (line 3), KEY (line 5)". */
     private String lines(List<HostEntryPair> pairs, boolean withKeys) {
         return pairs.stream()
                 .map(pair -> withKeys ? describe(pair.getServerKey()) + " (line " + lineNumbers.get(pair.getHostEntry())
@@ -249,7 +225,6 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
         return host + ":" + port;
     }
 
-    /** How known_hosts writes the host: bare for port 22, bracketed with the port otherwise. */
     private String knownHostsName() {
         return port == SshTunnelSettings.DEFAULT_PORT ? host : "[" + host + "]:" + port;
     }

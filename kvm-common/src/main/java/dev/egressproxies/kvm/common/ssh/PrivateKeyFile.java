@@ -28,19 +28,15 @@ import org.apache.sshd.common.util.security.SecurityUtils;
 
 /** Reads the client's private key pairs from a key file in OpenSSH or PEM form, with its user certificate. */
 final class PrivateKeyFile {
-    /** The largest key OpenSSH writes (RSA 16384) is about 13 KiB; anything far bigger is not a key. */
+    /** OpenSSH's largest key (RSA 16384) is about 13 KiB; anything far bigger is not a key. */
     static final int MAXIMUM_BYTES = 64 * 1024;
 
     private PrivateKeyFile() {
     }
 
     /**
-     * Returns every key pair in {@code file}, each preceded by its OpenSSH user certificate when a
-     * {@code FILE-cert.pub} lies next to it; never an empty list.
-     *
-     * @param passphraseFile the file whose first line decrypts a key protected by a passphrase; null for none
-     * @throws ProviderException of {@code dial}: TRANSIENT when a file is missing or unreadable,
-     *     PERMANENT when it holds no usable key or the passphrase does not decrypt it
+     * Every key pair in {@code file}, each preceded by its user certificate when {@code FILE-cert.pub}
+     * lies next to it; never empty. Fails TRANSIENT when a file is missing or unreadable, else PERMANENT.
      */
     static List<KeyPair> load(Path file, Path passphraseFile, Call dial) {
         byte[] content = read(file, dial);
@@ -51,8 +47,7 @@ final class PrivateKeyFile {
         };
         List<KeyPair> keyPairs = new ArrayList<>();
         try {
-            Iterable<KeyPair> loaded = SecurityUtils.loadKeyPairIdentities(
-                    null, NamedResource.ofName(file.toString()), new ByteArrayInputStream(content), passphrase);
+            Iterable<KeyPair> loaded = loadKeyPairs(file, content, passphrase);
             if (loaded != null) {
                 loaded.forEach(keyPairs::add);
             }
@@ -91,12 +86,10 @@ final class PrivateKeyFile {
     static boolean isEncrypted(Path file) {
         AtomicBoolean asked = new AtomicBoolean();
         try {
-            byte[] content = readAtMost(file, MAXIMUM_BYTES).orElse(new byte[0]);
-            SecurityUtils.loadKeyPairIdentities(null, NamedResource.ofName(file.toString()),
-                    new ByteArrayInputStream(content), (session, resource, retryIndex) -> {
-                        asked.set(true);
-                        return null;
-                    });
+            loadKeyPairs(file, readAtMost(file, MAXIMUM_BYTES).orElse(new byte[0]), (session, resource, retryIndex) -> {
+                asked.set(true);
+                return null;
+            });
         } catch (IOException | GeneralSecurityException | RuntimeException e) {
             // Only whether a passphrase was asked for matters here; load() reports the rest.
         }
@@ -105,25 +98,20 @@ final class PrivateKeyFile {
 
     /** The public key in {@code FILE.pub} next to a key file, if it is there and readable. */
     static Optional<PublicKey> publicKey(Path file) {
-        Path publicFile = file.resolveSibling(file.getFileName() + ".pub");
         try {
-            String line = new String(readAtMost(publicFile, MAXIMUM_BYTES).orElse(new byte[0]), StandardCharsets.UTF_8);
-            return Optional.ofNullable(PublicKeyEntry.parsePublicKeyEntry(line.strip())
-                    .resolvePublicKey(null, Map.of(), PublicKeyEntryResolver.IGNORING));
+            return Optional.ofNullable(readPublicKey(file.resolveSibling(file.getFileName() + ".pub"),
+                    PublicKeyEntryResolver.IGNORING));
         } catch (IOException | GeneralSecurityException | RuntimeException e) {
             return Optional.empty();
         }
     }
 
-    /** The OpenSSH user certificate in {@code file}, if there is one. */
     private static Optional<PublicKey> certificate(Path file, Call dial) {
         if (!Files.isRegularFile(file)) {
             return Optional.empty();
         }
         try {
-            String line = new String(readAtMost(file, MAXIMUM_BYTES).orElse(new byte[0]), StandardCharsets.UTF_8).strip();
-            PublicKey key = PublicKeyEntry.parsePublicKeyEntry(line)
-                    .resolvePublicKey(null, Map.of(), PublicKeyEntryResolver.FAILING);
+            PublicKey key = readPublicKey(file, PublicKeyEntryResolver.FAILING);
             if (!(key instanceof OpenSshCertificate)) {
                 throw new IOException("it holds a plain public key");
             }
@@ -136,7 +124,18 @@ final class PrivateKeyFile {
         }
     }
 
-    /** The first line of {@code file}, which holds a key's passphrase. */
+    private static Iterable<KeyPair> loadKeyPairs(Path file, byte[] content, FilePasswordProvider passphrase)
+            throws IOException, GeneralSecurityException {
+        return SecurityUtils.loadKeyPairIdentities(null, NamedResource.ofName(file.toString()),
+                new ByteArrayInputStream(content), passphrase);
+    }
+
+    private static PublicKey readPublicKey(Path file, PublicKeyEntryResolver resolver)
+            throws IOException, GeneralSecurityException {
+        String line = new String(readAtMost(file, MAXIMUM_BYTES).orElse(new byte[0]), StandardCharsets.UTF_8).strip();
+        return PublicKeyEntry.parsePublicKeyEntry(line).resolvePublicKey(null, Map.of(), resolver);
+    }
+
     private static String passphrase(Path file, Call dial) {
         try {
             return readAtMost(file, MAXIMUM_BYTES)
@@ -168,10 +167,7 @@ final class PrivateKeyFile {
                 + " as 'ssh-keygen -t ed25519 -f FILE' writes", cause);
     }
 
-    /**
-     * Returns the file's content, or empty when it is longer than {@code maximumBytes}: a path
-     * pointing at something huge (a disk image, {@code /dev/zero}) must not exhaust the heap.
-     */
+    /** The file's content, or empty when longer than {@code maximumBytes}: a path at a disk image must not exhaust the heap. */
     static Optional<byte[]> readAtMost(Path file, int maximumBytes) throws IOException {
         try (InputStream input = Files.newInputStream(file)) {
             byte[] content = input.readNBytes(maximumBytes + 1);
@@ -181,10 +177,7 @@ final class PrivateKeyFile {
 
     /** Explains the one case where a valid key is refused: Ed25519 without a provider on the path. */
     private static String ed25519Hint() {
-        if (SecurityUtils.isEDDSACurveSupported()) {
-            return "";
-        }
-        return " (if it is an ed25519 key: those need net.i2p.crypto:eddsa or BouncyCastle on the class or"
-                + " module path, and neither is there)";
+        return SecurityUtils.isEDDSACurveSupported() ? "" : " (if it is an ed25519 key: those need"
+                + " net.i2p.crypto:eddsa or BouncyCastle on the class or module path, and neither is there)";
     }
 }

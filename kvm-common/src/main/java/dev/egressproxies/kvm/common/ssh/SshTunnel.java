@@ -5,9 +5,11 @@ import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.KeyPair;
@@ -21,18 +23,22 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.sshd.agent.SshAgent;
 import org.apache.sshd.agent.SshAgentFactory;
 import org.apache.sshd.agent.SshAgentServer;
 import org.apache.sshd.client.SshClient;
 import org.apache.sshd.client.auth.pubkey.UserAuthPublicKeyFactory;
+import org.apache.sshd.client.channel.AbstractClientChannel;
+import org.apache.sshd.client.channel.AsyncCapableClientChannel;
 import org.apache.sshd.client.channel.ChannelExec;
 import org.apache.sshd.client.channel.ClientChannelEvent;
 import org.apache.sshd.client.config.hosts.HostConfigEntry;
 import org.apache.sshd.client.config.hosts.HostConfigEntryResolver;
 import org.apache.sshd.client.future.AuthFuture;
 import org.apache.sshd.client.future.ConnectFuture;
+import org.apache.sshd.client.future.DefaultOpenFuture;
 import org.apache.sshd.client.future.OpenFuture;
 import org.apache.sshd.client.keyverifier.ServerKeyVerifier;
 import org.apache.sshd.client.session.ClientSession;
@@ -43,6 +49,7 @@ import org.apache.sshd.common.NamedFactory;
 import org.apache.sshd.common.SshConstants;
 import org.apache.sshd.common.SshException;
 import org.apache.sshd.common.channel.ChannelFactory;
+import org.apache.sshd.common.channel.LocalWindow;
 import org.apache.sshd.common.channel.exception.SshChannelOpenException;
 import org.apache.sshd.common.cipher.BuiltinCiphers;
 import org.apache.sshd.common.cipher.Cipher;
@@ -55,41 +62,38 @@ import org.apache.sshd.common.keyprovider.KeyIdentityProvider;
 import org.apache.sshd.common.session.ConnectionService;
 import org.apache.sshd.common.session.Session;
 import org.apache.sshd.common.session.SessionListener;
+import org.apache.sshd.common.util.buffer.Buffer;
 import org.apache.sshd.core.CoreModuleProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * An SSH session to one hypervisor whose unix socket (libvirtd's) is relayed to a private local
- * one, the way {@code ssh -L local.sock:/var/run/libvirt/libvirt-sock} does: each local connection
- * gets its own {@code direct-streamlocal} channel.
+ * one, as {@code ssh -L local.sock:/var/run/libvirt/libvirt-sock} does: one {@code direct-streamlocal}
+ * channel per local connection.
  */
 public final class SshTunnel implements UnixSocketRelay.Upstream {
-    /** OpenSSH answers this request name; the reference implementation sends it too. */
-    static final String KEEPALIVE_REQUEST = "keepalive@openssh.com";
-    /** The ciphers offered before MINA's default order. */
-    static final List<BuiltinCiphers> PREFERRED_CIPHERS = List.of(BuiltinCiphers.aes128gcm, BuiltinCiphers.aes256gcm);
-    /** How long a write may wait for the host to accept more data. */
-    private static final Duration WAIT_FOR_WINDOW = Duration.ofDays(1);
+    private static final List<BuiltinCiphers> PREFERRED_CIPHERS = List.of(BuiltinCiphers.aes128gcm, BuiltinCiphers.aes256gcm);
     private static final AttributeKey<Attempt> ATTEMPT = new AttributeKey<>();
     /** libvirt's system socket, which virt-ssh-helper reaches for {@code qemu:///system}. */
     private static final String DEFAULT_SOCKET = "/var/run/libvirt/libvirt-sock";
     private static final Logger LOG = LoggerFactory.getLogger(SshTunnel.class);
+    // The process's one client, running while a tunnel is open or opening; guarded by SshTunnel.class.
+    // It stops with the last tunnel: its I/O thread waits in native code, which delays the JVM's exit by 0.3 s.
+    private static SshClient runningClient;
+    private static int clientHolds;
 
     private final SshTunnelSettings settings;
+    private final Hold hold;
     private final ClientSession session;
     /** The command that bridges to the socket when sshd forwards none; null while forwarding works. */
     private volatile String helperCommand;
-    /** The first failure of the open session (an unanswered keepalive, a reset); MINA drops attributes on close. */
+    /** The open session's first failure (an unanswered keepalive, a reset); MINA drops attributes on close. */
     private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
 
-    /**
-     * What one connection attempt sets on its sessions, before MINA reads them: MINA connects the
-     * hops one after the other (each through the one before), so the n-th session created is the
-     * n-th hop.
-     */
-    private record Attempt(SshTunnelSettings settings, List<HopAccess> hops, Path agentSocket, AtomicInteger created) {
-        /** The hop of the session being created now. */
+    /** What one attempt sets on its sessions: MINA connects the hops in turn, so the n-th session created is the n-th hop. */
+    private record Attempt(SshTunnelSettings settings, List<HopAccess> hops, Path agentSocket, List<PublicKey> agentKeys,
+            AtomicInteger created) {
         HopAccess next() {
             return hops.get(Math.min(created.getAndIncrement(), hops.size() - 1));
         }
@@ -99,46 +103,44 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             return hops.get(Math.max(0, Math.min(created.get(), hops.size()) - 1));
         }
 
-        Optional<String> refusal() {
+        /** A refused host key as a PERMANENT failure, else {@code otherwise}. */
+        ProviderException failure(Call dial, Supplier<ProviderException> otherwise) {
             return hops.stream().map(hop -> hop.verifier() instanceof KnownHostsVerifier knownHosts
-                    ? knownHosts.refusal() : Optional.<String>empty()).flatMap(Optional::stream).findFirst();
+                            ? knownHosts.refusal() : Optional.<String>empty()).flatMap(Optional::stream).findFirst()
+                    .map(dial::permanent).orElseGet(otherwise);
         }
     }
 
-    /** One hop's keys and host-key check, read when the attempt starts. */
     private record HopAccess(SshHop hop, List<KeyPair> keyPairs, ServerKeyVerifier verifier, boolean last) {
-        /** How messages name the hop: the hypervisor, or a jump host on the way to it. */
         String label() {
             return (last ? "sshd at " : "jump host sshd at ") + hop.destination();
         }
     }
 
-    /**
-     * The process's one client, running while a tunnel is open or being opened. It stops when the
-     * last one closes: its I/O thread waits inside native code, and the JVM delays its exit by
-     * 0.3 s for any thread found there.
-     */
-    private static final class Clients {
-        private static SshClient running;
-        private static int holds;
-
-        static synchronized Hold acquire() {
-            if (running == null) {
-                running = startClient();
+    /** A tunnel's share of the client, given back once: a relay that fails to start closes its tunnel, then the failed open gives back too. */
+    private record Hold(SshClient client, AtomicBoolean released) {
+        static Hold acquire() {
+            synchronized (SshTunnel.class) {
+                if (runningClient == null) {
+                    runningClient = startClient();
+                }
+                clientHolds++;
+                return new Hold(runningClient, new AtomicBoolean());
             }
-            holds++;
-            return new Hold(running, new AtomicBoolean());
         }
 
-        /** Stops the client when the last hold is given back. */
-        private static void release(boolean fromClientThread) {
+        /** {@code fromClientThread}: called on one of the client's threads (a lost session's close). */
+        void release(boolean fromClientThread) {
+            if (!released.compareAndSet(false, true)) {
+                return;
+            }
             SshClient stopping;
-            synchronized (Clients.class) {
-                if (--holds > 0) {
+            synchronized (SshTunnel.class) {
+                if (--clientHolds > 0) {
                     return;
                 }
-                stopping = running;
-                running = null;
+                stopping = runningClient;
+                runningClient = null;
             }
             if (fromClientThread) {
                 // The stop waits for the client's threads, so one of them cannot run it.
@@ -157,27 +159,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 }
             }
         }
-
-        /** The running client, if any. */
-        static synchronized Optional<SshClient> current() {
-            return Optional.ofNullable(running);
-        }
     }
-
-    /**
-     * One opening or open tunnel's share of the client, given back once: a relay that fails to
-     * start closes its tunnel, and the failed open then gives back what is left too.
-     */
-    private record Hold(SshClient client, AtomicBoolean released) {
-        /** {@code fromClientThread}: called from one of the client's own threads (a lost session's close). */
-        void release(boolean fromClientThread) {
-            if (released.compareAndSet(false, true)) {
-                Clients.release(fromClientThread);
-            }
-        }
-    }
-
-    private final Hold hold;
 
     private SshTunnel(SshTunnelSettings settings, Hold hold, ClientSession session) {
         this.settings = settings;
@@ -186,8 +168,8 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     }
 
     /**
-     * Opens a tunnel and returns its relay: {@link UnixSocketRelay#socketPath()} is the local
-     * socket, to which libvirt connects with {@code qemu+unix:///system?socket=}.
+     * Opens a tunnel and returns its relay, whose {@link UnixSocketRelay#socketPath()} libvirt
+     * connects to with {@code qemu+unix:///system?socket=}.
      *
      * @throws ProviderException of {@code dial} when any step fails, saying what to fix: PERMANENT
      *     when only a change of files or settings can help, else TRANSIENT
@@ -216,30 +198,27 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         for (int index = 0; index < route.size(); index++) {
             hops.add(access(route.get(index), index == route.size() - 1, index > 0, settings, agentKeys, dial));
         }
-        Attempt attempt = new Attempt(settings, List.copyOf(hops), agent, new AtomicInteger());
+        Attempt attempt = new Attempt(settings, List.copyOf(hops), agent, agentKeys, new AtomicInteger());
         ConnectFuture connecting = null;
         boolean opened = false;
-        Hold hold = Clients.acquire();
+        Hold hold = Hold.acquire();
         try {
             connecting = hold.client().connect(hostConfig(settings), AttributeRepository.ofKeyValuePair(ATTEMPT, attempt),
                     null);
             if (!connecting.await(remaining(deadline), CancelOption.CANCEL_ON_TIMEOUT, CancelOption.CANCEL_ON_INTERRUPT)) {
-                throw attempt.refusal().map(dial::permanent)
-                        .orElse(timeout(settings, attempt.current(), "connecting", dial));
+                throw attempt.failure(dial, () -> timeout(attempt, "connecting", dial));
             }
             if (!connecting.isConnected()) {
-                throw attempt.refusal().map(dial::permanent)
-                        .orElse(connectFailure(settings, attempt, connecting.getException(), agentKeys, dial));
+                Throwable cause = connecting.getException();
+                throw attempt.failure(dial, () -> connectFailure(attempt, cause, dial));
             }
             ClientSession session = connecting.getClientSession();
             AuthFuture authenticating = session.auth();
             if (!authenticating.await(remaining(deadline))) {
-                throw attempt.refusal().map(dial::permanent)
-                        .orElse(timeout(settings, attempt.current(), "key exchange and authentication", dial));
+                throw attempt.failure(dial, () -> timeout(attempt, "key exchange and authentication", dial));
             }
             if (!authenticating.isSuccess()) {
-                throw attempt.refusal().map(dial::permanent).orElse(authenticationFailure(attempt.current(),
-                        authenticating.getException(), agentKeys, settings, dial));
+                throw attempt.failure(dial, () -> authenticationFailure(attempt, authenticating.getException(), dial));
             }
             SshTunnel tunnel = new SshTunnel(settings, hold, session);
             session.addSessionListener(new SessionListener() {
@@ -255,7 +234,14 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             } catch (IOException refused) {
                 tunnel.fallBackToHelper(refused, remaining(deadline), dial);
             }
-            UnixSocketRelay relay = startRelay(tunnel, dial);
+            UnixSocketRelay relay;
+            try {
+                relay = UnixSocketRelay.start("egress-ssh-tunnel-", tunnel);
+            } catch (IOException e) {
+                throw dial.transientFailure("cannot create the local unix socket for the tunnel to "
+                        + settings.destination() + " in " + System.getProperty("java.io.tmpdir") + ": " + e
+                        + "; check that the temporary folder is writable", e);
+            }
             // Runs on a MINA thread, or here when the session is already closed.
             session.addCloseFutureListener(closed -> relay.lose(tunnel.lostReason()));
             opened = true;
@@ -266,8 +252,8 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             Thread.currentThread().interrupt();
             throw dial.transientFailure("interrupted while connecting to " + settings.destination(), e);
         } catch (IOException | RuntimeException e) {
-            throw attempt.refusal().map(dial::permanent).orElse(dial.transientFailure("SSH handshake with "
-                    + settings.destination() + " failed: " + e, e));
+            throw attempt.failure(dial, () -> dial.transientFailure("SSH handshake with " + settings.destination()
+                    + " failed: " + e, e));
         } finally {
             if (!opened) {
                 if (connecting != null) {
@@ -281,11 +267,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         }
     }
 
-    /**
-     * Reads one hop's keys and known_hosts file; fails when the hop would have no key to offer.
-     *
-     * @param relayed whether the hop is reached through a jump host, so its peer address is a local one
-     */
+    /** Reads one hop's keys and known_hosts file; {@code relayed}: reached through a jump host, so its peer address is local. */
     private static HopAccess access(SshHop hop, boolean last, boolean relayed, SshTunnelSettings settings,
             List<PublicKey> agentKeys, Call dial) {
         List<KeyPair> keyPairs = new ArrayList<>();
@@ -311,12 +293,10 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         return new HopAccess(hop, List.copyOf(keyPairs), verifier, last);
     }
 
-    /** What MINA connects: the hypervisor, through the jump hosts, which MINA takes nearest-to-target first. */
+    /** The hypervisor through the jump hosts, which MINA takes nearest-to-target first. */
     private static HostConfigEntry hostConfig(SshTunnelSettings settings) {
         SshHop target = settings.target();
-        List<String> jumps = new ArrayList<>(settings.jumps().stream()
-                .map(hop -> "ssh://" + hop.destination())
-                .toList());
+        List<String> jumps = new ArrayList<>(settings.jumps().stream().map(hop -> "ssh://" + hop.destination()).toList());
         Collections.reverse(jumps);
         HostConfigEntry entry = new HostConfigEntry("", target.host(), target.port(), target.user(),
                 jumps.isEmpty() ? null : String.join(",", jumps));
@@ -324,13 +304,11 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         return entry;
     }
 
-    /** Opens a channel to the host's socket for one relayed connection. */
     @Override
     public UnixSocketRelay.FarEnd connect() throws IOException {
         return openChannel(settings.handshakeTimeout());
     }
 
-    /** How the relayed connections reach the host's socket, for {@code check}. */
     @Override
     public String route() {
         String command = helperCommand;
@@ -339,7 +317,6 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 : ", exec '" + command + "' (sshd forwards no unix sockets)");
     }
 
-    /** The login on the target host, as resolved at the dial (ssh_config may have given it). */
     @Override
     public String login() {
         return settings.target().user();
@@ -350,23 +327,13 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         return session.isOpen() ? Optional.empty() : Optional.of(lostReason());
     }
 
-    /** Closes the session, at once: the relay has already cut every connection through it. */
+    /** Closes the session at once: the relay has already cut every connection through it. */
     @Override
     public void close() {
         // A session that is already closed was lost, and its close listener may be what calls this.
         boolean lost = !session.isOpen();
         session.close(true);
         hold.release(lost);
-    }
-
-    private static UnixSocketRelay startRelay(SshTunnel tunnel, Call dial) {
-        try {
-            return UnixSocketRelay.start("egress-ssh-tunnel-", tunnel);
-        } catch (IOException e) {
-            throw dial.transientFailure("cannot create the local unix socket for the tunnel to "
-                    + tunnel.settings.destination() + " in " + System.getProperty("java.io.tmpdir") + ": " + e
-                    + "; check that the temporary folder is writable", e);
-        }
     }
 
     /** Opens a channel to the host's socket; the failure's message says why and what to check. */
@@ -377,7 +344,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
 
     private UnixSocketRelay.FarEnd openStreamLocal(Duration timeout) throws IOException {
         String path = settings.remoteSocketPath();
-        ChannelDirectStreamLocal channel = new ChannelDirectStreamLocal(path);
+        StreamLocalChannel channel = new StreamLocalChannel(path);
         OpenFuture opening;
         boolean answered;
         try {
@@ -419,11 +386,9 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     }
 
     /**
-     * When sshd refused a channel to the socket, reaches it as libvirt's own ssh transport does
-     * where forwarding is off: an exec channel running virt-ssh-helper (for the default socket) or
-     * {@code nc -U}. A probe command says which exists, and whether the socket does and may be used.
-     *
-     * @throws ProviderException of {@code dial} when there is no way through, saying what to change
+     * When sshd refused a channel to the socket, reaches it as libvirt's ssh transport does where
+     * forwarding is off: exec virt-ssh-helper (for the default socket) or {@code nc -U}, as a probe
+     * command finds, which also says whether the socket exists and may be used.
      */
     private void fallBackToHelper(IOException refused, Duration timeout, Call dial) {
         if (!(refused.getCause() instanceof SshChannelOpenException)) {
@@ -460,7 +425,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                     + " forward connections to unix sockets, and the host has neither virt-ssh-helper nor nc to"
                     + " reach " + path + " instead: set 'AllowStreamLocalForwarding yes' (and 'AllowTcpForwarding"
                     + " yes') in its sshd_config, or install netcat-openbsd there", refused);
-            default -> throw dial.failure(isProhibited(refused) ? ErrorKind.PERMANENT : ErrorKind.TRANSIENT,
+            default -> throw dial.failure(isProhibited(refused.getCause()) ? ErrorKind.PERMANENT : ErrorKind.TRANSIENT,
                     refused.getMessage(), refused);
         }
         LOG.info("sshd at {} does not forward connections to unix sockets; reaching {} through '{}' instead",
@@ -489,15 +454,15 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     private IOException channelRefused(Throwable failure) {
         String destination = settings.destination();
         String path = settings.remoteSocketPath();
+        if (isProhibited(failure)) {
+            return new IOException("sshd at " + destination + " refuses to forward connections to"
+                    + " unix sockets (" + failure.getMessage() + "): set 'AllowStreamLocalForwarding yes' and"
+                    + " 'AllowTcpForwarding yes' in its sshd_config, and make sure the user's authorized_keys"
+                    + " entry has no 'restrict' or 'no-port-forwarding'", failure);
+        }
         if (failure instanceof SshChannelOpenException refusal) {
-            if (refusal.getReasonCode() == SshConstants.SSH_OPEN_ADMINISTRATIVELY_PROHIBITED) {
-                return new IOException("sshd at " + destination + " refuses to forward connections to"
-                        + " unix sockets (" + refusal.getMessage() + "): set 'AllowStreamLocalForwarding yes' and"
-                        + " 'AllowTcpForwarding yes' in its sshd_config, and make sure the user's authorized_keys"
-                        + " entry has no 'restrict' or 'no-port-forwarding'", refusal);
-            }
-            // OpenSSH answers "open failed" (connect failed) both when nothing listens on the path
-            // and when its config forbids socket forwarding, so the message names both causes.
+            // OpenSSH answers "open failed" both when nothing listens on the path and when its config
+            // forbids socket forwarding, so the message names both causes.
             return new IOException("sshd at " + destination + " could not connect to " + path + " ("
                     + refusal.getMessage() + "): check that the service (libvirtd) is running there and the user"
                     + " may open that socket, and that sshd_config has 'AllowStreamLocalForwarding yes' and"
@@ -518,22 +483,21 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     }
 
     /** Whether sshd refused a channel by its configuration, which only a change there can fix. */
-    private static boolean isProhibited(IOException failure) {
-        return failure.getCause() instanceof SshChannelOpenException refusal
+    private static boolean isProhibited(Throwable failure) {
+        return failure instanceof SshChannelOpenException refusal
                 && refusal.getReasonCode() == SshConstants.SSH_OPEN_ADMINISTRATIVELY_PROHIBITED;
     }
 
-    private static ProviderException timeout(SshTunnelSettings settings, HopAccess hop, String step, Call dial) {
-        return dial.transientFailure(hop.label() + " did not complete " + step + " within the handshake timeout of "
-                + settings.handshakeTimeout() + ": check that the address and port lead to a responsive sshd", null);
+    private static ProviderException timeout(Attempt attempt, String step, Call dial) {
+        return dial.transientFailure(attempt.current().label() + " did not complete " + step + " within the handshake"
+                + " timeout of " + attempt.settings().handshakeTimeout() + ": check that the address and port lead to a"
+                + " responsive sshd", null);
     }
 
     /** Why MINA could not connect: the first hop unreachable, or a jump host that failed on the way. */
-    private static ProviderException connectFailure(SshTunnelSettings settings, Attempt attempt, Throwable cause,
-            List<PublicKey> agentKeys, Call dial) {
-        HopAccess hop = attempt.current();
+    private static ProviderException connectFailure(Attempt attempt, Throwable cause, Call dial) {
         if (attempt.created().get() > 0 && isNoMoreAuthMethods(cause)) {
-            return authenticationFailure(hop, cause, agentKeys, settings, dial);
+            return authenticationFailure(attempt, cause, dial);
         }
         String detail = cause == null ? "connection failed" : cause.getMessage() == null ? cause.toString()
                 : cause.getMessage();
@@ -542,16 +506,17 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             return dial.transientFailure("cannot reach sshd at " + first.host() + ":" + first.port() + " (" + detail
                     + "): check the host's address and port and that sshd is running there", cause);
         }
-        return dial.transientFailure("cannot reach " + settings.destination() + ": " + hop.label() + " failed ("
-                + detail + "): check that sshd is running there and that each jump host may reach the next", cause);
+        return dial.transientFailure("cannot reach " + attempt.settings().destination() + ": "
+                + attempt.current().label() + " failed (" + detail + "): check that sshd is running there and that"
+                + " each jump host may reach the next", cause);
     }
 
-    private static ProviderException authenticationFailure(HopAccess hop, Throwable cause, List<PublicKey> agentKeys,
-            SshTunnelSettings settings, Call dial) {
+    private static ProviderException authenticationFailure(Attempt attempt, Throwable cause, Call dial) {
+        HopAccess hop = attempt.current();
         if (isNoMoreAuthMethods(cause)) {
             List<String> offered = new ArrayList<>();
             hop.keyPairs().forEach(pair -> offered.add(describe(pair.getPublic())));
-            agentKeys.forEach(key -> offered.add(describe(key) + " from the agent"));
+            attempt.agentKeys().forEach(key -> offered.add(describe(key) + " from the agent"));
             String files = hop.hop().keyFiles().stream().map(Path::toString).collect(Collectors.joining(", "));
             return dial.failure(ErrorKind.PERMANENT, hop.label() + " did not accept any key offered for user "
                     + hop.hop().user() + " (" + String.join(", ", offered) + "): add one of their public keys"
@@ -559,8 +524,8 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                     + " to that user's ~/.ssh/authorized_keys on the host, or sign it with a CA the host's"
                     + " TrustedUserCAKeys names", cause);
         }
-        return dial.transientFailure("SSH handshake with " + settings.destination() + " failed at " + hop.label()
-                + ": " + (cause == null ? "the connection closed" : cause.toString()), cause);
+        return dial.transientFailure("SSH handshake with " + attempt.settings().destination() + " failed at "
+                + hop.label() + ": " + (cause == null ? "the connection closed" : cause.toString()), cause);
     }
 
     private static boolean isNoMoreAuthMethods(Throwable cause) {
@@ -609,13 +574,17 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 throw new IOException("this client forwards no agent");
             }
         });
-        client.setCipherFactories(preferringHardwareCiphers(client.getCipherFactories()));
+        List<NamedFactory<Cipher>> ciphers = new ArrayList<>();
+        PREFERRED_CIPHERS.stream().filter(BuiltinCiphers::isSupported).forEach(ciphers::add);
+        client.getCipherFactories().stream().filter(cipher -> !ciphers.contains(cipher)).forEach(ciphers::add);
+        client.setCipherFactories(ciphers);
         // Chosen explicitly rather than looked up with ServiceLoader.
         client.setIoServiceFactoryFactory(new Nio2ServiceFactoryFactory());
-        CoreModuleProperties.HEARTBEAT_REQUEST.set(client, KEEPALIVE_REQUEST);
+        CoreModuleProperties.HEARTBEAT_REQUEST.set(client, "keepalive@openssh.com");
         // Liveness is the keepalive's job; an idle libvirt connection is healthy and must stay open.
         CoreModuleProperties.IDLE_TIMEOUT.set(client, Duration.ZERO);
-        CoreModuleProperties.WAIT_FOR_SPACE_TIMEOUT.set(client, WAIT_FOR_WINDOW);
+        // How long a write may wait for the host to accept more data.
+        CoreModuleProperties.WAIT_FOR_SPACE_TIMEOUT.set(client, Duration.ofDays(1));
         CoreModuleProperties.SOCKET_KEEPALIVE.set(client, true);
         client.addSessionListener(new SessionListener() {
             @Override
@@ -642,7 +611,6 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                     hop.keyPairs().forEach(client::addPublicKeyIdentity);
                 }
             }
-
         });
         client.start();
         return client;
@@ -653,16 +621,85 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         return context instanceof AttributeRepository attributes ? attributes.getAttribute(ATTEMPT) : null;
     }
 
-    /** {@link #PREFERRED_CIPHERS} first, then the others of {@code offered} in their order. */
-    private static List<NamedFactory<Cipher>> preferringHardwareCiphers(List<NamedFactory<Cipher>> offered) {
-        List<NamedFactory<Cipher>> ciphers = new ArrayList<>();
-        PREFERRED_CIPHERS.stream().filter(BuiltinCiphers::isSupported).forEach(ciphers::add);
-        offered.stream().filter(cipher -> !ciphers.contains(cipher)).forEach(ciphers::add);
-        return ciphers;
+    /** The running client, if a tunnel is open; tests read its algorithm choices and count its sessions. */
+    static synchronized Optional<SshClient> runningClient() {
+        return Optional.ofNullable(runningClient);
     }
 
-    /** The running client, if a tunnel is open; tests read its algorithm choices and count its sessions. */
-    static Optional<SshClient> runningClient() {
-        return Clients.current();
+    /** OpenSSH's {@code direct-streamlocal@openssh.com} channel to a unix socket of the server, which MINA lacks. */
+    private static final class StreamLocalChannel extends AsyncCapableClientChannel {
+        private static final String TYPE = "direct-streamlocal@openssh.com";
+        private final String socketPath;
+
+        StreamLocalChannel(String socketPath) {
+            super(TYPE, false);
+            this.socketPath = socketPath;
+        }
+
+        /** Sends the open request; its type-specific part (OpenSSH PROTOCOL 2.4): socket path, reserved string and uint32. */
+        @Override
+        public synchronized OpenFuture open() throws IOException {
+            if (isClosing()) {
+                throw new SshException("cannot open a channel to " + socketPath + ": the SSH connection is closing");
+            }
+            openFuture = new DefaultOpenFuture(socketPath, futureLock);
+            LocalWindow window = getLocalWindow();
+            Buffer buffer = getSession().createBuffer(SshConstants.SSH_MSG_CHANNEL_OPEN,
+                    TYPE.length() + socketPath.length() + Long.SIZE);
+            buffer.putString(TYPE);
+            buffer.putUInt(getChannelId());
+            buffer.putUInt(window.getSize());
+            buffer.putUInt(window.getPacketSize());
+            buffer.putString(socketPath);
+            buffer.putString("");
+            buffer.putUInt(0L);
+            writePacket(buffer);
+            return openFuture;
+        }
+
+        /** Ends the inverted output's stream at the server's half-close; MINA only records the EOF, leaving a reader waiting. */
+        @Override
+        public void handleEof() throws IOException {
+            super.handleEof();
+            OutputStream pipe = out;
+            if (pipe != null) {
+                pipe.close();
+            }
+        }
+    }
+
+    /** The far end of one relayed connection over a channel to {@code target}: the socket, or a helper bridging to it. */
+    private record ChannelEnd(AbstractClientChannel channel, String target) implements UnixSocketRelay.FarEnd {
+        /** A closed channel (host hung up, connection died) is an error, so the relay drops the local connection too. */
+        @Override
+        public int read(ByteBuffer buffer) throws IOException {
+            int count = channel.getInvertedOut().read(buffer.array(), buffer.arrayOffset() + buffer.position(),
+                    buffer.remaining());
+            if (count < 0 && channel.isClosing()) {
+                throw new EOFException("the channel to " + target + " closed");
+            }
+            buffer.position(buffer.position() + Math.max(count, 0));
+            return count;
+        }
+
+        @Override
+        public void write(ByteBuffer buffer) throws IOException {
+            OutputStream toSocket = channel.getInvertedIn();
+            toSocket.write(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
+            toSocket.flush();
+            buffer.position(buffer.limit());
+        }
+
+        /** Sends an SSH EOF: the host's socket sees its client half-close. */
+        @Override
+        public void shutdownOutput() throws IOException {
+            channel.getInvertedIn().close();
+        }
+
+        /** Closes without waiting; the close follows pending data, so sshd releases its end too. */
+        @Override
+        public void close() {
+            channel.close(false);
+        }
     }
 }
