@@ -1,7 +1,6 @@
 package dev.egressproxies.kvm.common.config;
 
 import dev.egressproxies.api.ErrorKind;
-import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.ssh.HostKeyPolicy;
@@ -36,9 +35,7 @@ import java.util.stream.Collectors;
 public record SshAccess(Path sshKeyFile, Path knownHostsFile, Boolean insecureIgnoreHostKey,
                         Duration handshakeTimeout, Duration keepaliveInterval, Path sshConfigFile, Path identityAgent,
                         Path passphraseFile) {
-    /** Long enough for a loaded host, short enough that a half-open one does not pin a caller. */
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = SshTunnelSettings.DEFAULT_HANDSHAKE_TIMEOUT;
-    /** Notices a dead link within a few intervals rather than at the TCP stack's leisure. */
     public static final Duration DEFAULT_KEEPALIVE_INTERVAL = SshTunnelSettings.DEFAULT_KEEPALIVE_INTERVAL;
     /** OpenSSH gives up on a jump chain far shorter than this; a loop in ssh_config stops here. */
     private static final int MAXIMUM_JUMPS = 8;
@@ -83,12 +80,8 @@ public record SshAccess(Path sshKeyFile, Path knownHostsFile, Boolean insecureIg
     }
 
     /**
-     * The SSH tunnel settings of one host, as they stand now: the host's address may be a
-     * {@code Host} alias of the ssh_config, whose options fill what neither the host nor the entry
-     * sets.
-     *
-     * @throws ProviderException of {@code dial} when the ssh_config cannot be read or says something
-     *     that cannot work, naming the file and the fix
+     * One host's tunnel settings as they stand now: its address may be a {@code Host} alias of the
+     * ssh_config, which fills what neither host nor entry sets; fails when the ssh_config cannot work.
      */
     public SshTunnelSettings tunnelSettings(HostSettings host, Call dial) {
         OpenSshConfig config = OpenSshConfig.read(sshConfigFile == null ? OpenSshConfig.defaultFile() : sshConfigFile,
@@ -102,21 +95,14 @@ public record SshAccess(Path sshKeyFile, Path knownHostsFile, Boolean insecureIg
                 keepalive, SshTunnelSettings.DEFAULT_KEEPALIVE_MAX_MISSED);
     }
 
-    /**
-     * The production dialer of the hosts: per host, kvm-common's SSH tunnel forwarding the host's
-     * libvirt socket, and libvirt-java connected to the forwarded socket. Nothing is dialled here;
-     * ssh_config, key and known_hosts files are read at each dial.
-     */
+    /** The production dialer of the hosts; nothing is dialled here, and the files are read at each dial. */
     public HostDialer dialer(List<HostSettings> hosts) {
         Map<String, HostSettings> byName = hosts.stream()
                 .collect(Collectors.toUnmodifiableMap(HostSettings::name, Function.identity()));
         return new SshHostDialer((endpoint, dial) -> tunnelSettings(byName.get(endpoint.name()), dial));
     }
 
-    /**
-     * How long one dial may take: the SSH handshake and then libvirt's own handshake get the
-     * handshake budget twice over; each caller still waits no longer than its own deadline.
-     */
+    /** How long one dial may take: the handshake budget for SSH's, then for libvirt's; callers still keep their deadlines. */
     public Duration dialTimeout() {
         return (handshakeTimeout == null ? DEFAULT_HANDSHAKE_TIMEOUT : handshakeTimeout).multipliedBy(2);
     }
@@ -153,16 +139,16 @@ public record SshAccess(Path sshKeyFile, Path knownHostsFile, Boolean insecureIg
         }
         List<SshHop> hops = new ArrayList<>();
         for (String jump : spec.split(",")) {
-            URI uri;
+            URI uri = null;
+            IllegalArgumentException invalid = null;
             try {
                 uri = URI.create("ssh://" + jump.trim());
             } catch (IllegalArgumentException e) {
-                throw dial.failure(ErrorKind.PERMANENT, "the jump host '" + jump.trim() + "' is not [user@]host[:port]:"
-                        + " correct proxyJump (or ProxyJump in " + config.file() + ")", e);
+                invalid = e;
             }
-            if (uri.getHost() == null) {
+            if (uri == null || uri.getHost() == null) {
                 throw dial.failure(ErrorKind.PERMANENT, "the jump host '" + jump.trim() + "' is not [user@]host[:port]:"
-                        + " correct proxyJump (or ProxyJump in " + config.file() + ")", null);
+                        + " correct proxyJump (or ProxyJump in " + config.file() + ")", invalid);
             }
             OpenSshConfig.HostOptions options = config.options(uri.getHost(), dial);
             // A jump host's own ProxyJump is passed before it, as OpenSSH does.

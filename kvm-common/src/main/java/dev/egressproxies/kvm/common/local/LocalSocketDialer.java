@@ -11,11 +11,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/**
- * A {@link HostDialer} for a hypervisor that is this machine: connects to the libvirt socket at
- * {@link HostEndpoint#socket()} through an in-process {@link UnixSocketRelay}, so a link to a local
- * daemon can be cut like one through SSH.
- */
+/** A {@link HostDialer} for this machine's libvirt socket, through a {@link UnixSocketRelay} so the link can be cut like an SSH one. */
 public final class LocalSocketDialer implements HostDialer {
 
     @Override
@@ -33,10 +29,7 @@ public final class LocalSocketDialer implements HostDialer {
         return LibvirtHostLink.open(host, relay, dial);
     }
 
-    /**
-     * Fails with a clear message when the daemon's socket cannot be connected to; through the relay
-     * libvirt would only report an unexplained end of file.
-     */
+    /** Fails clearly when the socket cannot be connected to; through the relay libvirt would only report an end of file. */
     private static void probe(HostEndpoint host, Path target, Call dial) {
         if (!Files.exists(target)) {
             throw dial.transientFailure("there is no libvirt socket at " + target + " on this machine: start libvirtd (or virtqemud),"

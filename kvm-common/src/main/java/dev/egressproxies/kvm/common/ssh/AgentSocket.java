@@ -19,13 +19,9 @@ import org.apache.sshd.common.session.SessionContext;
 import org.apache.sshd.common.util.buffer.Buffer;
 import org.apache.sshd.common.util.buffer.ByteArrayBuffer;
 
-/**
- * A connection to an ssh-agent's unix socket ({@code SSH_AUTH_SOCK}): MINA's agent protocol over
- * the JDK's unix-domain sockets, instead of MINA's own unix agent client, which needs the Apache
- * Portable Runtime's native library.
- */
+/** MINA's ssh-agent protocol over the JDK's unix sockets: MINA's own unix agent client needs the APR native library. */
 final class AgentSocket extends AbstractAgentProxy {
-    /** ssh-agent refuses messages above 256 KiB; an answer larger than that is not an agent's. */
+    /** ssh-agent refuses messages above 256 KiB; a larger answer is not an agent's. */
     private static final int MAXIMUM_MESSAGE = 256 * 1024;
 
     private final SocketChannel channel;
@@ -35,7 +31,6 @@ final class AgentSocket extends AbstractAgentProxy {
         this.channel = channel;
     }
 
-    /** Connects to the agent listening on {@code socket}. */
     static AgentSocket connect(Path socket) throws IOException {
         SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
         try {
@@ -47,7 +42,7 @@ final class AgentSocket extends AbstractAgentProxy {
         }
     }
 
-    /** Returns the public keys the agent at {@code socket} holds, in its order. */
+    /** The public keys the agent at {@code socket} holds, in its order. */
     static List<PublicKey> keys(Path socket) throws IOException {
         try (AgentSocket agent = connect(socket)) {
             List<PublicKey> keys = new ArrayList<>();
@@ -56,11 +51,7 @@ final class AgentSocket extends AbstractAgentProxy {
         }
     }
 
-    /**
-     * Signs with the agent. For a certificate the agent names the certified key's algorithm, as the
-     * certificate protocol has it, while MINA checks for the certificate's own name; the signature
-     * is the same either way.
-     */
+    /** For a certificate the agent names the certified key's algorithm, MINA expects the certificate's; the signature is the same. */
     @Override
     public Map.Entry<String, byte[]> sign(SessionContext session, PublicKey key, String algorithm, byte[] data)
             throws IOException {

@@ -1,7 +1,6 @@
 package dev.egressproxies.kvm.common.ssh;
 
 import dev.egressproxies.api.ErrorKind;
-import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.Call;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -14,13 +13,9 @@ import java.util.Locale;
 import java.util.Optional;
 import org.apache.sshd.client.config.hosts.HostConfigEntry;
 
-/**
- * An OpenSSH client configuration file ({@code ~/.ssh/config}), parsed by MINA, and what it says
- * about one host: the options this tool honours, each absent when no {@code Host} block sets it.
- * The file is read at every dial, like the key and known_hosts files.
- */
+/** An OpenSSH client configuration file ({@code ~/.ssh/config}) parsed by MINA, read at every dial like the key files. */
 public final class OpenSshConfig {
-    /** Far above any real ssh_config; a bound so a wrong path cannot exhaust the heap. */
+    /** Far above any real ssh_config, so a wrong path cannot exhaust the heap. */
     static final int MAXIMUM_BYTES = 1024 * 1024;
 
     private final Path file;
@@ -36,12 +31,7 @@ public final class OpenSshConfig {
         return Path.of(System.getProperty("user.home"), ".ssh", "config");
     }
 
-    /**
-     * Reads {@code file}; a missing file is an empty configuration unless {@code required}.
-     *
-     * @throws ProviderException of {@code dial}: TRANSIENT when a required file is missing or a file
-     *     is unreadable, PERMANENT when it cannot be parsed
-     */
+    /** Reads {@code file}, missing meaning empty unless {@code required}; fails TRANSIENT when unreadable, PERMANENT when unparsable. */
     public static OpenSshConfig read(Path file, boolean required, Call dial) {
         byte[] content;
         try {
@@ -66,16 +56,13 @@ public final class OpenSshConfig {
         }
     }
 
-    /** The file this configuration was read from. */
     public Path file() {
         return file;
     }
 
     /**
-     * What the {@code Host} blocks matching {@code alias} set, the first value of each option
-     * winning, as in OpenSSH; file names have {@code ~} and {@code %h %p %r %u %d} expanded.
-     *
-     * @throws ProviderException of {@code dial}, PERMANENT, when a value is not what OpenSSH allows
+     * What the {@code Host} blocks matching {@code alias} set, the first value winning as in OpenSSH,
+     * with {@code ~} and {@code %h %p %r %u %d} expanded in file names; fails PERMANENT on a value OpenSSH refuses.
      */
     public HostOptions options(String alias, Call dial) {
         HostConfigEntry entry = new HostConfigEntry(alias, null, 0, null);
@@ -100,18 +87,10 @@ public final class OpenSshConfig {
     }
 
     /**
-     * The options of one host that this tool honours; null (or empty) where the file says nothing.
-     *
-     * @param hostName        {@code HostName}
-     * @param port            {@code Port}
-     * @param user            {@code User}
-     * @param identityFiles   {@code IdentityFile}, in order
-     * @param proxyJump       {@code ProxyJump}, as written ({@code none} included)
-     * @param knownHostsFiles {@code UserKnownHostsFile}
-     * @param unknownHosts    {@code StrictHostKeyChecking}
-     * @param connectTimeout  {@code ConnectTimeout}
-     * @param aliveInterval   {@code ServerAliveInterval}
-     * @param identityAgent   {@code IdentityAgent}: a socket path, {@code none} or {@code SSH_AUTH_SOCK}
+     * The options of one host this tool honours, named after their ssh_config keywords (connectTimeout:
+     * ConnectTimeout, aliveInterval: ServerAliveInterval, unknownHosts: StrictHostKeyChecking); null or
+     * empty where the file says nothing. proxyJump is as written ({@code none} included); identityAgent
+     * is a socket path, {@code none} or {@code SSH_AUTH_SOCK}.
      */
     public record HostOptions(String hostName, Integer port, String user, List<Path> identityFiles, String proxyJump,
                               List<Path> knownHostsFiles, HostKeyPolicy.UnknownHosts unknownHosts,
@@ -148,11 +127,8 @@ public final class OpenSshConfig {
         }
         try {
             long seconds = Long.parseLong(value.trim());
-            if (seconds > 0) {
-                return Duration.ofSeconds(seconds);
-            }
             // OpenSSH reads 0 as "off"; this tool always bounds its handshakes and probes idle links.
-            return null;
+            return seconds > 0 ? Duration.ofSeconds(seconds) : null;
         } catch (NumberFormatException e) {
             throw dial.failure(ErrorKind.PERMANENT, "ssh_config file " + file + " sets " + option + " to '" + value
                     + "': write a whole number of seconds", e);

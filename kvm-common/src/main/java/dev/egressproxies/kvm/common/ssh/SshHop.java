@@ -5,15 +5,10 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One SSH server on the way to a hypervisor: a jump host ({@code ProxyJump}) or the hypervisor
- * itself. Each hop is logged in to with its own user and keys, and its host key is checked against
- * its own policy, as OpenSSH does.
+ * One SSH server on the way to a hypervisor, a jump host or the hypervisor itself, logged in to
+ * with its own user and keys and checked against its own host key policy, as OpenSSH does.
  *
- * @param host          the address or DNS name sshd listens on
- * @param port          sshd's TCP port
- * @param user          the user to log in as
- * @param keyFiles      the private key files offered, in order; may be empty when an agent holds the keys
- * @param hostKeyPolicy how the host's key is checked
+ * @param keyFiles the private key files offered, in order; may be empty when an agent holds the keys
  */
 public record SshHop(String host, int port, String user, List<Path> keyFiles, HostKeyPolicy hostKeyPolicy) {
 
@@ -28,7 +23,7 @@ public record SshHop(String host, int port, String user, List<Path> keyFiles, Ho
         Objects.requireNonNull(hostKeyPolicy, "hostKeyPolicy");
     }
 
-    /** Returns {@code user@host:port}, the way log lines and error messages name the hop. */
+    /** {@code user@host:port}, as messages name the hop. */
     public String destination() {
         return user + "@" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
     }

@@ -11,15 +11,11 @@ import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import java.time.Duration;
 import java.util.function.BiFunction;
 
-/**
- * The production {@link HostDialer}: an {@link SshTunnel} to the host relaying its libvirt socket,
- * and libvirt-java connected through it. ssh_config, key and known_hosts files are read at every
- * dial, so a key that appears later heals the next call.
- */
+/** The production {@link HostDialer}: libvirt-java through an {@link SshTunnel}, whose files are read at every dial. */
 public final class SshHostDialer implements HostDialer {
     private final BiFunction<HostEndpoint, Call, SshTunnelSettings> settings;
 
-    /** Creates a dialer that asks {@code settings} for a host's tunnel settings at each dial; it fails through the dial. */
+    /** {@code settings} gives a host's tunnel settings at each dial, failing through the dial. */
     public SshHostDialer(BiFunction<HostEndpoint, Call, SshTunnelSettings> settings) {
         this.settings = settings;
     }

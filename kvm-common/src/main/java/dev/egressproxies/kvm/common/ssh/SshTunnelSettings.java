@@ -8,35 +8,22 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Everything needed to open an {@link SshTunnel} to one hypervisor: the hypervisor's sshd, the jump
- * hosts on the way, an ssh-agent that may hold the keys, which unix socket to forward, and the
- * timeouts that keep a dead or silent host from pinning a caller.
+ * Everything needed to open an {@link SshTunnel} to one hypervisor.
  *
  * @param target             the hypervisor's sshd
- * @param jumps              the jump hosts in the order they are passed ({@code ProxyJump}); empty
- *                           for a direct connection
- * @param agentSocket        the ssh-agent socket whose keys every hop is offered; null for none
- * @param passphraseFile     the file whose first line decrypts key files protected by a passphrase; null for none
+ * @param jumps              the jump hosts in connection order ({@code ProxyJump}); empty for a direct connection
+ * @param agentSocket        the ssh-agent whose keys every hop is offered; null for none
+ * @param passphraseFile     the file whose first line decrypts key files; null for none
  * @param remoteSocketPath   the unix socket on the hypervisor that the tunnel reaches
  * @param handshakeTimeout   the limit for connecting and logging in, all hops together
  * @param keepaliveInterval  how often an idle connection is probed
  * @param keepaliveMaxMissed how many probes in a row may go unanswered before the link is closed
  */
-public record SshTunnelSettings(
-        SshHop target,
-        List<SshHop> jumps,
-        Path agentSocket,
-        Path passphraseFile,
-        String remoteSocketPath,
-        Duration handshakeTimeout,
-        Duration keepaliveInterval,
-        int keepaliveMaxMissed) {
-
-    /** The port sshd listens on unless told otherwise. */
+public record SshTunnelSettings(SshHop target, List<SshHop> jumps, Path agentSocket, Path passphraseFile,
+        String remoteSocketPath, Duration handshakeTimeout, Duration keepaliveInterval, int keepaliveMaxMissed) {
     public static final int DEFAULT_PORT = 22;
     /** Long enough for a loaded host, short enough that a half-open one does not pin a worker. */
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(30);
-    /** The interval of OpenSSH's ServerAliveInterval as this tool has always used it. */
     public static final Duration DEFAULT_KEEPALIVE_INTERVAL = Duration.ofSeconds(15);
     /** One slow reply is forgiven; two missed in a row close the link (within 45 s by default). */
     public static final int DEFAULT_KEEPALIVE_MAX_MISSED = 2;
@@ -57,10 +44,9 @@ public record SshTunnelSettings(
         }
     }
 
-    /** Returns settings of a direct connection with one key file, no agent, the default handshake timeout and keepalive. */
-    public static SshTunnelSettings of(
-            String host, int port, String user, Path privateKeyFile, HostKeyPolicy hostKeyPolicy,
-            String remoteSocketPath) {
+    /** Settings of a direct connection with one key file, no agent, and the default timeout and keepalive. */
+    public static SshTunnelSettings of(String host, int port, String user, Path privateKeyFile,
+            HostKeyPolicy hostKeyPolicy, String remoteSocketPath) {
         return new SshTunnelSettings(new SshHop(host, port, user, List.of(privateKeyFile), hostKeyPolicy), List.of(),
                 null, null, remoteSocketPath, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_KEEPALIVE_INTERVAL,
                 DEFAULT_KEEPALIVE_MAX_MISSED);
@@ -107,19 +93,13 @@ public record SshTunnelSettings(
         return Stream.concat(jumps.stream(), Stream.of(target)).toList();
     }
 
-    /**
-     * Returns {@code user@host:port} of the hypervisor, followed by the jump hosts when there are
-     * any, the way log lines and error messages name the connection.
-     */
+    /** {@code user@host:port} of the hypervisor, then the jump hosts if any, as messages name the connection. */
     public String destination() {
         return target.destination() + (jumps.isEmpty() ? ""
                 : " (through " + jumps.stream().map(SshHop::destination).collect(Collectors.joining(", ")) + ")");
     }
 
-    /**
-     * The effective values, as {@code check} prints them: where it connects and through which jump
-     * hosts, the hypervisor's keys and known_hosts, the agent, and the timeouts.
-     */
+    /** The effective values, as {@code check} prints them. */
     public String effectiveValues() {
         String keys = target.keyFiles().stream().map(Path::toString).collect(Collectors.joining(", "));
         String hostKeys = target.hostKeyPolicy() instanceof HostKeyPolicy.KnownHostsFile knownHosts
