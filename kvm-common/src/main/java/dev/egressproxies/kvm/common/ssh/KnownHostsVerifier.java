@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.sshd.client.config.hosts.KnownHostEntry;
@@ -187,10 +188,8 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
 
     @Override
     protected void handleRevokedKey(ClientSession session, SocketAddress remoteAddress, PublicKey serverKey) {
-        String lines = lines(findKnownHostEntries(session, remoteAddress, entries).stream()
-                .filter(pair -> "revoked".equals(pair.getHostEntry().getMarker())
-                        && KeyUtils.compareKeys(pair.getServerKey(), serverKey))
-                .toList(), false);
+        String lines = lines(session, remoteAddress, false, pair -> "revoked".equals(pair.getHostEntry().getMarker())
+                && KeyUtils.compareKeys(pair.getServerKey(), serverKey));
         refuse("host " + hostAndPort() + " presented key " + describe(serverKey) + ", which known_hosts file "
                 + getPath() + " " + lines + " marks @revoked: the host needs a new host key, recorded in known_hosts");
     }
@@ -198,13 +197,12 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
     @Override
     public boolean acceptModifiedServerKey(ClientSession session, SocketAddress remoteAddress, KnownHostEntry entry,
             PublicKey expected, PublicKey actual) {
-        String recorded = lines(findKnownHostEntries(session, remoteAddress, entries).stream()
-                .filter(pair -> pair.getHostEntry().getMarker() == null)
-                .toList(), true);
+        String recorded = lines(session, remoteAddress, true, pair -> pair.getHostEntry().getMarker() == null);
         return refuse("host " + hostAndPort() + " presented key " + describe(actual) + ", but known_hosts file "
                 + getPath() + " records " + recorded + " for it. Either the host was reinstalled or someone is"
                 + " intercepting the connection. Only if the change is expected: remove the old entry with"
-                + " 'ssh-keygen -R " + knownHostsName() + " -f " + getPath() + "' and add the new key with "
+                + " 'ssh-keygen -R " + (port == SshTunnelSettings.DEFAULT_PORT ? host : "[" + host + "]:" + port)
+                + " -f " + getPath() + "' and add the new key with "
                 + keyscanHint());
     }
 
@@ -213,9 +211,9 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
         return false;
     }
 
-    /** "line 3", or with keys "KEY (line 3), KEY (line 5)". */
-    private String lines(List<HostEntryPair> pairs, boolean withKeys) {
-        return pairs.stream()
+    /** The host's entries that {@code which} picks: "line 3", or with keys "KEY (line 3), KEY (line 5)". */
+    private String lines(ClientSession session, SocketAddress remoteAddress, boolean withKeys, Predicate<HostEntryPair> which) {
+        return findKnownHostEntries(session, remoteAddress, entries).stream().filter(which)
                 .map(pair -> withKeys ? describe(pair.getServerKey()) + " (line " + lineNumbers.get(pair.getHostEntry())
                         + ")" : "line " + lineNumbers.get(pair.getHostEntry()))
                 .collect(Collectors.joining(", "));
@@ -223,10 +221,6 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
 
     private String hostAndPort() {
         return host + ":" + port;
-    }
-
-    private String knownHostsName() {
-        return port == SshTunnelSettings.DEFAULT_PORT ? host : "[" + host + "]:" + port;
     }
 
     private String keyscanHint() {

@@ -67,11 +67,7 @@ import org.apache.sshd.core.CoreModuleProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/**
- * An SSH session to one hypervisor whose unix socket (libvirtd's) is relayed to a private local
- * one, as {@code ssh -L local.sock:/var/run/libvirt/libvirt-sock} does: one {@code direct-streamlocal}
- * channel per local connection.
- */
+/** An SSH session relaying a hypervisor's unix socket to a local one, like {@code ssh -L}: a channel per connection. */
 public final class SshTunnel implements UnixSocketRelay.Upstream {
     private static final List<BuiltinCiphers> PREFERRED_CIPHERS = List.of(BuiltinCiphers.aes128gcm, BuiltinCiphers.aes256gcm);
     private static final AttributeKey<Attempt> ATTEMPT = new AttributeKey<>();
@@ -98,7 +94,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             return hops.get(Math.min(created.getAndIncrement(), hops.size() - 1));
         }
 
-        /** The hop the attempt reached last; the one a failure is about. */
+        /** The hop reached last, which a failure is about. */
         HopAccess current() {
             return hops.get(Math.max(0, Math.min(created.get(), hops.size()) - 1));
         }
@@ -117,7 +113,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         }
     }
 
-    /** A tunnel's share of the client, given back once: a relay that fails to start closes its tunnel, then the failed open gives back too. */
+    /** A tunnel's share of the client, given back once though both a failed relay start and the failed open give it back. */
     private record Hold(SshClient client, AtomicBoolean released) {
         static Hold acquire() {
             synchronized (SshTunnel.class) {
@@ -168,11 +164,8 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     }
 
     /**
-     * Opens a tunnel and returns its relay, whose {@link UnixSocketRelay#socketPath()} libvirt
-     * connects to with {@code qemu+unix:///system?socket=}.
-     *
-     * @throws ProviderException of {@code dial} when any step fails, saying what to fix: PERMANENT
-     *     when only a change of files or settings can help, else TRANSIENT
+     * Opens a tunnel and returns its relay, for {@code qemu+unix:///system?socket=}; fails saying what to
+     * fix, PERMANENT when only a change of files or settings can help, else TRANSIENT.
      */
     public static UnixSocketRelay open(SshTunnelSettings settings, Call dial) {
         long deadline = System.nanoTime() + settings.handshakeTimeout().toNanos();
@@ -227,8 +220,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                     tunnel.firstFailure.compareAndSet(null, failure);
                 }
             });
-            // Only a tunnel whose forwarding works is handed out, and a refusal is reported with its
-            // cause, not as an unexplained end of stream; the probe shares the handshake's budget.
+            // Hand out only a tunnel whose forwarding works, so a refusal is reported with its cause.
             try {
                 tunnel.openChannel(remaining(deadline)).close();
             } catch (IOException refused) {
@@ -336,7 +328,6 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         hold.release(lost);
     }
 
-    /** Opens a channel to the host's socket; the failure's message says why and what to check. */
     private UnixSocketRelay.FarEnd openChannel(Duration timeout) throws IOException {
         String command = helperCommand;
         return command == null ? openStreamLocal(timeout) : openExec(command, timeout);
@@ -371,7 +362,6 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         return new ChannelEnd(channel, path);
     }
 
-    /** An exec channel running {@code command}, whose standard input and output are the socket's. */
     private UnixSocketRelay.FarEnd openExec(String command, Duration timeout) throws IOException {
         ChannelExec channel = session.createExecChannel(command);
         // Nothing reads the helper's errors; unread, they would stall the channel's window.
@@ -385,11 +375,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         return new ChannelEnd(channel, command);
     }
 
-    /**
-     * When sshd refused a channel to the socket, reaches it as libvirt's ssh transport does where
-     * forwarding is off: exec virt-ssh-helper (for the default socket) or {@code nc -U}, as a probe
-     * command finds, which also says whether the socket exists and may be used.
-     */
+    /** Where sshd forwards no sockets, execs virt-ssh-helper or {@code nc -U} as libvirt's ssh transport does, if a probe finds one. */
     private void fallBackToHelper(IOException refused, Duration timeout, Call dial) {
         if (!(refused.getCause() instanceof SshChannelOpenException)) {
             throw dial.transientFailure(refused.getMessage(), refused);
@@ -437,7 +423,6 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         }
     }
 
-    /** What {@code command} printed on the host, trimmed; fails when it did not finish within {@code timeout}. */
     private String output(String command, Duration timeout) throws IOException {
         try (ChannelExec channel = session.createExecChannel(command)) {
             ByteArrayOutputStream printed = new ByteArrayOutputStream();
@@ -472,7 +457,6 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         return new IOException("cannot open a channel to " + path + " through " + destination + ": " + detail, failure);
     }
 
-    /** Why the session ended without the relay's close: a sentence naming the server and what to check. */
     private String lostReason() {
         Throwable failure = firstFailure.get();
         return "the SSH connection to " + settings.destination() + " was lost"
@@ -482,7 +466,6 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 + " nothing on the way cuts them, then retry";
     }
 
-    /** Whether sshd refused a channel by its configuration, which only a change there can fix. */
     private static boolean isProhibited(Throwable failure) {
         return failure instanceof SshChannelOpenException refusal
                 && refusal.getReasonCode() == SshConstants.SSH_OPEN_ADMINISTRATIVELY_PROHIBITED;
@@ -494,7 +477,6 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 + " responsive sshd", null);
     }
 
-    /** Why MINA could not connect: the first hop unreachable, or a jump host that failed on the way. */
     private static ProviderException connectFailure(Attempt attempt, Throwable cause, Call dial) {
         if (attempt.created().get() > 0 && isNoMoreAuthMethods(cause)) {
             return authenticationFailure(attempt, cause, dial);
@@ -636,7 +618,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             this.socketPath = socketPath;
         }
 
-        /** Sends the open request; its type-specific part (OpenSSH PROTOCOL 2.4): socket path, reserved string and uint32. */
+        /** Its type-specific part (OpenSSH PROTOCOL 2.4): socket path, reserved string and uint32. */
         @Override
         public synchronized OpenFuture open() throws IOException {
             if (isClosing()) {
@@ -668,7 +650,6 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         }
     }
 
-    /** The far end of one relayed connection over a channel to {@code target}: the socket, or a helper bridging to it. */
     private record ChannelEnd(AbstractClientChannel channel, String target) implements UnixSocketRelay.FarEnd {
         /** A closed channel (host hung up, connection died) is an error, so the relay drops the local connection too. */
         @Override
@@ -690,7 +671,6 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             buffer.position(buffer.limit());
         }
 
-        /** Sends an SSH EOF: the host's socket sees its client half-close. */
         @Override
         public void shutdownOutput() throws IOException {
             channel.getInvertedIn().close();
