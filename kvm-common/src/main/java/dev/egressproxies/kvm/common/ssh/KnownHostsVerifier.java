@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.PublicKey;
@@ -81,19 +80,9 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
     /** Reads {@code file} for {@code host:port}; fails TRANSIENT when it is missing or unreadable, PERMANENT when invalid. */
     static KnownHostsVerifier load(Path file, HostKeyPolicy.UnknownHosts unknownHosts, String host, int port,
             boolean relayed, Call dial) {
-        byte[] content;
-        try {
-            content = PrivateKeyFile.readAtMost(file, MAXIMUM_BYTES).orElseThrow(() -> dial.permanent(
-                    "known_hosts file " + file + " is larger than " + MAXIMUM_BYTES / (1024 * 1024)
-                            + " MiB: point the setting at a real known_hosts file"));
-        } catch (NoSuchFileException e) {
-            throw dial.transientFailure("known_hosts file " + file + " does not exist (yet): create or mount"
-                    + " it with the hypervisors' host keys (for example from 'ssh-keyscan -p PORT HOST'), or opt in"
-                    + " to insecureIgnoreHostKey on test machines", e);
-        } catch (IOException e) {
-            throw dial.transientFailure("known_hosts file " + file + " cannot be read (" + e
-                    + "): check that this process may read it", e);
-        }
+        byte[] content = PrivateKeyFile.read(file, "known_hosts file", MAXIMUM_BYTES,
+                ": point the setting at a real known_hosts file", "create or mount it with the hypervisors' host keys"
+                + " (for example from 'ssh-keyscan -p PORT HOST'), or opt in to insecureIgnoreHostKey on test machines", dial);
         List<HostEntryPair> entries = new ArrayList<>();
         Map<KnownHostEntry, Integer> lineNumbers = new IdentityHashMap<>();
         String[] lines = new String(content, StandardCharsets.UTF_8).split("\\R", -1);

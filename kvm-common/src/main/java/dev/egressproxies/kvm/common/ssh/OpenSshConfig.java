@@ -4,7 +4,6 @@ import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.kvm.common.Call;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,20 +32,11 @@ public final class OpenSshConfig {
 
     /** Reads {@code file}, missing meaning empty unless {@code required}; fails TRANSIENT when unreadable, PERMANENT when unparsable. */
     public static OpenSshConfig read(Path file, boolean required, Call dial) {
-        byte[] content;
-        try {
-            content = PrivateKeyFile.readAtMost(file, MAXIMUM_BYTES).orElseThrow(() -> dial.permanent(
-                    "ssh_config file " + file + " is larger than 1 MiB: point sshConfigFile at an OpenSSH client"
-                            + " configuration"));
-        } catch (NoSuchFileException e) {
-            if (!required) {
-                return new OpenSshConfig(file, List.of());
-            }
-            throw dial.transientFailure("ssh_config file " + file + " does not exist (yet): create it, or correct"
-                    + " the entry's sshConfigFile", e);
-        } catch (IOException e) {
-            throw dial.transientFailure("ssh_config file " + file + " cannot be read (" + e
-                    + "): check that this process may read it", e);
+        byte[] content = PrivateKeyFile.read(file, "ssh_config file", MAXIMUM_BYTES,
+                ": point sshConfigFile at an OpenSSH client configuration",
+                required ? "create it, or correct the entry's sshConfigFile" : null, dial);
+        if (content == null) {
+            return new OpenSshConfig(file, List.of());
         }
         try {
             return new OpenSshConfig(file, HostConfigEntry.readHostConfigEntries(new ByteArrayInputStream(content), true));

@@ -30,6 +30,8 @@ import org.apache.sshd.common.util.security.SecurityUtils;
 final class PrivateKeyFile {
     /** OpenSSH's largest key (RSA 16384) is about 13 KiB; anything far bigger is not a key. */
     static final int MAXIMUM_BYTES = 64 * 1024;
+    private static final String KEY_FORMS = ": it must be an ed25519, RSA or ECDSA private key in OpenSSH or PEM form,"
+            + " as 'ssh-keygen -t ed25519 -f FILE' writes";
 
     private PrivateKeyFile() {
     }
@@ -39,7 +41,8 @@ final class PrivateKeyFile {
      * lies next to it; never empty. Fails TRANSIENT when a file is missing or unreadable, else PERMANENT.
      */
     static List<KeyPair> load(Path file, Path passphraseFile, Call dial) {
-        byte[] content = read(file, dial);
+        byte[] content = read(file, "SSH private key file", MAXIMUM_BYTES, ", so it cannot be a private key" + KEY_FORMS,
+                "create or mount it; every connection attempt reads it again", dial);
         AtomicBoolean passphraseRequested = new AtomicBoolean();
         FilePasswordProvider passphrase = (session, resource, retryIndex) -> {
             passphraseRequested.set(true);
@@ -148,27 +151,31 @@ final class PrivateKeyFile {
         }
     }
 
-    private static byte[] read(Path file, Call dial) {
+    /**
+     * The content of {@code file}, a {@code kind} in messages: PERMANENT when larger than {@code maximumBytes} (a path
+     * at a disk image must not exhaust the heap), TRANSIENT when unreadable or missing, or null if missing and
+     * {@code missingAdvice} is null.
+     */
+    static byte[] read(Path file, String kind, int maximumBytes, String tooLarge, String missingAdvice, Call dial) {
         try {
-            return readAtMost(file, MAXIMUM_BYTES).orElseThrow(() -> invalid(file,
-                    "is larger than " + MAXIMUM_BYTES / 1024 + " KiB, so it cannot be a private key", null, dial));
+            return readAtMost(file, maximumBytes).orElseThrow(() -> dial.permanent(kind + " " + file + " is larger than "
+                    + (maximumBytes >= 1024 * 1024 ? maximumBytes / (1024 * 1024) + " MiB" : maximumBytes / 1024 + " KiB")
+                    + tooLarge));
         } catch (NoSuchFileException e) {
-            throw dial.transientFailure("SSH private key file " + file
-                    + " does not exist (yet): create or mount it; every connection attempt reads it again", e);
+            if (missingAdvice == null) {
+                return null;
+            }
+            throw dial.transientFailure(kind + " " + file + " does not exist (yet): " + missingAdvice, e);
         } catch (IOException e) {
-            throw dial.transientFailure("SSH private key file " + file
-                    + " cannot be read (" + e + "): check that this process may read it", e);
+            throw dial.transientFailure(kind + " " + file + " cannot be read (" + e + "): check that this process may read it", e);
         }
     }
 
     private static ProviderException invalid(Path file, String problem, Throwable cause, Call dial) {
-        return dial.failure(ErrorKind.PERMANENT, "SSH private key file " + file + " " + problem
-                + ": it must be an ed25519, RSA or ECDSA private key in OpenSSH or PEM form,"
-                + " as 'ssh-keygen -t ed25519 -f FILE' writes", cause);
+        return dial.failure(ErrorKind.PERMANENT, "SSH private key file " + file + " " + problem + KEY_FORMS, cause);
     }
 
-    /** The file's content, or empty when longer than {@code maximumBytes}: a path at a disk image must not exhaust the heap. */
-    static Optional<byte[]> readAtMost(Path file, int maximumBytes) throws IOException {
+    private static Optional<byte[]> readAtMost(Path file, int maximumBytes) throws IOException {
         try (InputStream input = Files.newInputStream(file)) {
             byte[] content = input.readNBytes(maximumBytes + 1);
             return content.length > maximumBytes ? Optional.empty() : Optional.of(content);
