@@ -102,7 +102,7 @@ public record SshAccess(Path sshKeyFile, Path knownHostsFile, Boolean insecureIg
         return new SshHostDialer((endpoint, dial) -> tunnelSettings(byName.get(endpoint.name()), dial));
     }
 
-    /** How long one dial may take: the handshake budget for SSH's, then for libvirt's; callers still keep their deadlines. */
+    /** How long one dial may take: the handshake budget for SSH's handshake, then for libvirt's. */
     public Duration dialTimeout() {
         return (handshakeTimeout == null ? DEFAULT_HANDSHAKE_TIMEOUT : handshakeTimeout).multipliedBy(2);
     }

@@ -11,7 +11,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** A {@link HostDialer} for this machine's libvirt socket, through a {@link UnixSocketRelay} so the link can be cut like an SSH one. */
+/** Dials this machine's libvirt socket through a {@link UnixSocketRelay}, so the link can be cut like an SSH one. */
 public final class LocalSocketDialer implements HostDialer {
 
     @Override
@@ -29,7 +29,7 @@ public final class LocalSocketDialer implements HostDialer {
         return LibvirtHostLink.open(host, relay, dial);
     }
 
-    /** Fails clearly when the socket cannot be connected to; through the relay libvirt would only report an end of file. */
+    /** Fails clearly on a socket that refuses; through the relay libvirt would only report an end of file. */
     private static void probe(HostEndpoint host, Path target, Call dial) {
         if (!Files.exists(target)) {
             throw dial.transientFailure("there is no libvirt socket at " + target + " on this machine: start libvirtd (or virtqemud),"

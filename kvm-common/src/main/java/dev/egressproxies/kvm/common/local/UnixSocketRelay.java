@@ -105,7 +105,7 @@ public final class UnixSocketRelay implements LibvirtTransport {
         this.upstream = upstream;
     }
 
-    /** Starts a relay to the unix socket at {@code target}, listening in a new folder {@code egress-libvirt-PID-random}. */
+    /** Starts a relay to the unix socket at {@code target}, in a new folder {@code egress-libvirt-PID-random}. */
     public static UnixSocketRelay start(Path target) throws IOException {
         return start("egress-libvirt-", new Upstream() {
             @Override
@@ -120,7 +120,10 @@ public final class UnixSocketRelay implements LibvirtTransport {
         });
     }
 
-    /** Starts a relay to {@code upstream} in a new private temporary folder {@code folderPrefix + PID + "-" + random}; closes {@code upstream} on failure. */
+    /**
+     * Starts a relay to {@code upstream} in a new private folder {@code folderPrefix + PID + "-" + random};
+     * on failure {@code upstream} is closed.
+     */
     public static UnixSocketRelay start(String folderPrefix, Upstream upstream) throws IOException {
         Path folder = null;
         ServerSocketChannel listener = null;
@@ -185,7 +188,7 @@ public final class UnixSocketRelay implements LibvirtTransport {
         }
     }
 
-    /** Closes the socket, every connection and the upstream, and deletes the folder; idempotent, waits only for the upstream. */
+    /** Closes the socket, every connection and the upstream, and deletes the folder; idempotent. */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
@@ -341,7 +344,7 @@ public final class UnixSocketRelay implements LibvirtTransport {
         return folder;
     }
 
-    /** Removes {@code temporary}'s folders {@code prefix + PID + "-" + random} whose process is gone (or whose PID was reused). */
+    /** Removes the folders {@code prefix + PID + "-" + random} whose process is gone or whose PID was reused. */
     static void removeFoldersOfDeadProcesses(Path temporary, String prefix) {
         try (DirectoryStream<Path> candidates = Files.newDirectoryStream(temporary, prefix + "*")) {
             for (Path candidate : candidates) {

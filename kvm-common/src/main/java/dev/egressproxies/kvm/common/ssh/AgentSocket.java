@@ -51,7 +51,7 @@ final class AgentSocket extends AbstractAgentProxy {
         }
     }
 
-    /** For a certificate the agent names the certified key's algorithm, MINA expects the certificate's; the signature is the same. */
+    /** For a certificate the agent names the certified key's algorithm, MINA expects the certificate's. */
     @Override
     public Map.Entry<String, byte[]> sign(SessionContext session, PublicKey key, String algorithm, byte[] data)
             throws IOException {

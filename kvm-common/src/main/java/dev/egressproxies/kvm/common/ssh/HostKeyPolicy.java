@@ -16,7 +16,10 @@ public sealed interface HostKeyPolicy {
         return new InsecureIgnoreHostKey();
     }
 
-    /** What happens to a host known_hosts does not list, as {@code StrictHostKeyChecking} says; changed or revoked keys are always refused. */
+    /**
+     * What happens to a host that known_hosts does not list, as {@code StrictHostKeyChecking} says;
+     * a changed or revoked key is refused in every case.
+     */
     enum UnknownHosts {
         /** {@code yes}, and {@code ask} as there is nobody to ask. */
         REFUSE,

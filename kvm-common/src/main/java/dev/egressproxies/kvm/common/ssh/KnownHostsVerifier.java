@@ -35,7 +35,7 @@ import org.apache.sshd.common.util.net.SshdSocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** MINA's known_hosts check (markers, hashed names, {@code [host]:port}), extended through its hooks so a refusal says what to fix. */
+/** MINA's known_hosts check, extended through its hooks so that a refusal says what to fix. */
 final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
     /** Far above any real known_hosts file, so a wrong path cannot exhaust the heap. */
     static final int MAXIMUM_BYTES = 4 * 1024 * 1024;
@@ -62,7 +62,7 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
         this.lineNumbers = lineNumbers;
     }
 
-    /** This check with the known_hosts file read now, or an accept-all that warns at every connection, as {@code policy} asks. */
+    /** This check with the file read now, or an accept-all that warns at every connection, as {@code policy} asks. */
     static ServerKeyVerifier forPolicy(HostKeyPolicy policy, String host, int port, boolean relayed, Call dial) {
         if (policy instanceof HostKeyPolicy.KnownHostsFile knownHosts) {
             return load(knownHosts.file(), knownHosts.unknownHosts(), host, port, relayed, dial);
@@ -77,12 +77,12 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
         };
     }
 
-    /** Reads {@code file} for {@code host:port}; fails TRANSIENT when it is missing or unreadable, PERMANENT when invalid. */
+    /** Reads {@code file} for {@code host:port}; fails TRANSIENT when missing or unreadable, PERMANENT when invalid. */
     static KnownHostsVerifier load(Path file, HostKeyPolicy.UnknownHosts unknownHosts, String host, int port,
             boolean relayed, Call dial) {
         byte[] content = PrivateKeyFile.read(file, "known_hosts file", MAXIMUM_BYTES,
-                ": point the setting at a real known_hosts file", "create or mount it with the hypervisors' host keys"
-                + " (for example from 'ssh-keyscan -p PORT HOST'), or opt in to insecureIgnoreHostKey on test machines", dial);
+                ": point the setting at a real known_hosts file", "create or mount it with the hypervisors' host keys (for"
+                + " example from 'ssh-keyscan -p PORT HOST'), or opt in to insecureIgnoreHostKey on test machines", dial);
         List<HostEntryPair> entries = new ArrayList<>();
         Map<KnownHostEntry, Integer> lineNumbers = new IdentityHashMap<>();
         String[] lines = new String(content, StandardCharsets.UTF_8).split("\\R", -1);
@@ -201,8 +201,8 @@ final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
     }
 
     /** The host's entries that {@code which} picks: "line 3", or with keys "KEY (line 3), KEY (line 5)". */
-    private String lines(ClientSession session, SocketAddress remoteAddress, boolean withKeys, Predicate<HostEntryPair> which) {
-        return findKnownHostEntries(session, remoteAddress, entries).stream().filter(which)
+    private String lines(ClientSession session, SocketAddress remote, boolean withKeys, Predicate<HostEntryPair> which) {
+        return findKnownHostEntries(session, remote, entries).stream().filter(which)
                 .map(pair -> withKeys ? describe(pair.getServerKey()) + " (line " + lineNumbers.get(pair.getHostEntry())
                         + ")" : "line " + lineNumbers.get(pair.getHostEntry()))
                 .collect(Collectors.joining(", "));

@@ -12,7 +12,7 @@ import java.util.Locale;
 import java.util.Optional;
 import org.apache.sshd.client.config.hosts.HostConfigEntry;
 
-/** An OpenSSH client configuration file ({@code ~/.ssh/config}) parsed by MINA, read at every dial like the key files. */
+/** An OpenSSH client configuration file ({@code ~/.ssh/config}), parsed by MINA and read at every dial. */
 public final class OpenSshConfig {
     /** Far above any real ssh_config, so a wrong path cannot exhaust the heap. */
     static final int MAXIMUM_BYTES = 1024 * 1024;
@@ -30,7 +30,7 @@ public final class OpenSshConfig {
         return Path.of(System.getProperty("user.home"), ".ssh", "config");
     }
 
-    /** Reads {@code file}, missing meaning empty unless {@code required}; fails TRANSIENT when unreadable, PERMANENT when unparsable. */
+    /** Reads {@code file}, missing meaning empty unless {@code required}; fails PERMANENT when unparsable. */
     public static OpenSshConfig read(Path file, boolean required, Call dial) {
         byte[] content = PrivateKeyFile.read(file, "ssh_config file", MAXIMUM_BYTES,
                 ": point sshConfigFile at an OpenSSH client configuration",

@@ -158,16 +158,17 @@ final class PrivateKeyFile {
      */
     static byte[] read(Path file, String kind, int maximumBytes, String tooLarge, String missingAdvice, Call dial) {
         try {
-            return readAtMost(file, maximumBytes).orElseThrow(() -> dial.permanent(kind + " " + file + " is larger than "
-                    + (maximumBytes >= 1024 * 1024 ? maximumBytes / (1024 * 1024) + " MiB" : maximumBytes / 1024 + " KiB")
-                    + tooLarge));
+            String size = maximumBytes >= 1024 * 1024 ? maximumBytes / (1024 * 1024) + " MiB" : maximumBytes / 1024 + " KiB";
+            return readAtMost(file, maximumBytes).orElseThrow(
+                    () -> dial.permanent(kind + " " + file + " is larger than " + size + tooLarge));
         } catch (NoSuchFileException e) {
             if (missingAdvice == null) {
                 return null;
             }
             throw dial.transientFailure(kind + " " + file + " does not exist (yet): " + missingAdvice, e);
         } catch (IOException e) {
-            throw dial.transientFailure(kind + " " + file + " cannot be read (" + e + "): check that this process may read it", e);
+            throw dial.transientFailure(kind + " " + file + " cannot be read (" + e + "): check that this process may read it",
+                    e);
         }
     }
 

@@ -69,7 +69,8 @@ import org.slf4j.LoggerFactory;
 
 /** An SSH session relaying a hypervisor's unix socket to a local one, like {@code ssh -L}: a channel per connection. */
 public final class SshTunnel implements UnixSocketRelay.Upstream {
-    private static final List<BuiltinCiphers> PREFERRED_CIPHERS = List.of(BuiltinCiphers.aes128gcm, BuiltinCiphers.aes256gcm);
+    private static final List<BuiltinCiphers> PREFERRED_CIPHERS = List.of(BuiltinCiphers.aes128gcm,
+            BuiltinCiphers.aes256gcm);
     private static final AttributeKey<Attempt> ATTEMPT = new AttributeKey<>();
     /** libvirt's system socket, which virt-ssh-helper reaches for {@code qemu:///system}. */
     private static final String DEFAULT_SOCKET = "/var/run/libvirt/libvirt-sock";
@@ -87,7 +88,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     /** The open session's first failure (an unanswered keepalive, a reset); MINA drops attributes on close. */
     private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
 
-    /** What one attempt sets on its sessions: MINA connects the hops in turn, so the n-th session created is the n-th hop. */
+    /** What one attempt sets on its sessions; MINA connects the hops in turn, so the n-th session is the n-th hop. */
     private record Attempt(SshTunnelSettings settings, List<HopAccess> hops, Path agentSocket, List<PublicKey> agentKeys,
             AtomicInteger created) {
         HopAccess next() {
@@ -113,7 +114,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         }
     }
 
-    /** A tunnel's share of the client, given back once though both a failed relay start and the failed open give it back. */
+    /** A tunnel's share of the client, given back once though a failed relay start and the failed open both try. */
     private record Hold(SshClient client, AtomicBoolean released) {
         static Hold acquire() {
             synchronized (SshTunnel.class) {
@@ -259,7 +260,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         }
     }
 
-    /** Reads one hop's keys and known_hosts file; {@code relayed}: reached through a jump host, so its peer address is local. */
+    /** Reads one hop's keys and known_hosts; {@code relayed}: through a jump host, so its peer address is local. */
     private static HopAccess access(SshHop hop, boolean last, boolean relayed, SshTunnelSettings settings,
             List<PublicKey> agentKeys, Call dial) {
         List<KeyPair> keyPairs = new ArrayList<>();
@@ -288,7 +289,8 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     /** The hypervisor through the jump hosts, which MINA takes nearest-to-target first. */
     private static HostConfigEntry hostConfig(SshTunnelSettings settings) {
         SshHop target = settings.target();
-        List<String> jumps = new ArrayList<>(settings.jumps().stream().map(hop -> "ssh://" + hop.destination()).toList());
+        List<String> jumps = new ArrayList<>(settings.jumps().stream().map(hop -> "ssh://" + hop.destination())
+                .toList());
         Collections.reverse(jumps);
         HostConfigEntry entry = new HostConfigEntry("", target.host(), target.port(), target.user(),
                 jumps.isEmpty() ? null : String.join(",", jumps));
@@ -375,7 +377,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         return new ChannelEnd(channel, command);
     }
 
-    /** Where sshd forwards no sockets, execs virt-ssh-helper or {@code nc -U} as libvirt's ssh transport does, if a probe finds one. */
+    /** Where sshd forwards no sockets, execs virt-ssh-helper or {@code nc -U} as libvirt's ssh transport does. */
     private void fallBackToHelper(IOException refused, Duration timeout, Call dial) {
         if (!(refused.getCause() instanceof SshChannelOpenException)) {
             throw dial.transientFailure(refused.getMessage(), refused);
@@ -639,7 +641,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             return openFuture;
         }
 
-        /** Ends the inverted output's stream at the server's half-close; MINA only records the EOF, leaving a reader waiting. */
+        /** Ends the output pipe at the server's half-close; MINA only records the EOF, leaving a reader waiting. */
         @Override
         public void handleEof() throws IOException {
             super.handleEof();
