@@ -25,7 +25,6 @@ import java.util.concurrent.atomic.AtomicReference;
 final class FetchAttempt {
     /** {@link HttpRequest#timeout} must be positive; this stands in for "no time left". */
     private static final Duration SHORTEST_TIMEOUT = Duration.ofMillis(1);
-    private static final int TOO_MANY_REQUESTS = 429;
 
     private final URI source;
     private final RedactedUrl url;
@@ -56,7 +55,6 @@ final class FetchAttempt {
         return new FetchAttempt(source, caller, Deadline.none(), null, idleLimit);
     }
 
-    /** The URL as messages show it. */
     RedactedUrl url() {
         return url;
     }
@@ -85,7 +83,7 @@ final class FetchAttempt {
                 .timeout(headerWait.compareTo(SHORTEST_TIMEOUT) < 0 ? SHORTEST_TIMEOUT : headerWait)
                 .build();
         try {
-            return client.send(request, SourceStream.handler(idleLimit));
+            return client.send(request, info -> new SourceStream(idleLimit));
         } catch (HttpTimeoutException timeout) {
             if (headerWait.equals(idleLimit) && !remaining().isZero()) {
                 throw stalled("in answer to the " + method + " request: no response headers arrived, 0 bytes of the"
@@ -115,21 +113,11 @@ final class FetchAttempt {
         }
     }
 
-    /** Whether the status is 2xx. */
-    static boolean isSuccess(HttpResponse<?> response) {
-        return response.statusCode() / 100 == 2;
-    }
-
-    /**
-     * The length of the published file, from a usable response.
-     *
-     * @throws ImageFetchException {@link Reason#UNUSABLE_RESPONSE}, classified as the class comment
-     *     says
-     */
+    /** The length of the published file, from a usable response; else a {@link Reason#UNUSABLE_RESPONSE}. */
     long publishedLength(HttpResponse<?> response) {
         int status = response.statusCode();
         String answered = url + " answered HTTP " + status;
-        if (status == TOO_MANY_REQUESTS || status >= 500) {
+        if (status == 429 || status >= 500) {
             throw transientFailure(Reason.UNUSABLE_RESPONSE, answered + "; the server is overloaded or failing, retry"
                     + " later", null);
         }
@@ -148,10 +136,10 @@ final class FetchAttempt {
             throw transientFailure(Reason.UNUSABLE_RESPONSE, url + " answered an unexpected HTTP " + status
                     + "; retry, and check the server if it repeats", null);
         }
-        Optional<String> encoding = response.headers().firstValue("Content-Encoding");
-        if (encoding.isPresent() && !encoding.get().strip().toLowerCase(Locale.ROOT).equals("identity")) {
+        Optional<String> encoding = response.headers().firstValue("Content-Encoding").map(String::strip);
+        if (encoding.isPresent() && !encoding.get().toLowerCase(Locale.ROOT).equals("identity")) {
             throw permanent(Reason.UNUSABLE_RESPONSE, url + " sent the image with Content-Encoding "
-                    + encoding.get().strip() + " although the file as it is was asked for; make the server send the"
+                    + encoding.get() + " although the file as it is was asked for; make the server send the"
                     + " file unencoded (a compressed image is published as a file such as disk.qcow2.gz and declared"
                     + " so, not encoded in transit)", null);
         }
@@ -176,13 +164,10 @@ final class FetchAttempt {
 
     /** " to scheme://host" for a Location header, never its path or query; empty without one. */
     private static String redirectTarget(HttpResponse<?> response) {
-        Optional<String> location = response.headers().firstValue("Location");
-        if (location.isEmpty()) {
-            return "";
-        }
         try {
-            URI target = response.uri().resolve(location.get().strip());
-            return target.getHost() == null ? "" : " to " + RedactedUrl.of(target);
+            Optional<URI> target = response.headers().firstValue("Location")
+                    .map(location -> response.uri().resolve(location.strip()));
+            return target.isEmpty() || target.get().getHost() == null ? "" : " to " + RedactedUrl.of(target.get());
         } catch (IllegalArgumentException unparsable) {
             return "";
         }
@@ -198,19 +183,13 @@ final class FetchAttempt {
         return create(ErrorKind.TRANSIENT, reason, message, cause);
     }
 
-    /**
-     * The failure of an interrupted fetch. Sets the thread's interrupt flag again, since catching
-     * the interruption cleared it and the caller must still see it.
-     */
+    /** Sets the interrupt flag again: catching the interruption cleared it, and the caller must still see it. */
     ImageFetchException interrupted(String message, Throwable cause) {
         Thread.currentThread().interrupt();
         return create(ErrorKind.TRANSIENT, Reason.INTERRUPTED, message, cause);
     }
 
-    /**
-     * The failure for running out of time, as the caller's deadline or the transfer budget,
-     * whichever came first.
-     */
+    /** Running out of time, as the caller's deadline or the transfer budget, whichever came first. */
     ImageFetchException timeUp(String when, Throwable cause) {
         if (callerFirst) {
             return transientFailure(Reason.DEADLINE, "the caller's deadline passed " + when + " from " + url
@@ -222,7 +201,7 @@ final class FetchAttempt {
                 + " the transfer budget or use a faster mirror", cause);
     }
 
-    /** The failure of a server silent for the idle limit; {@code when} says what it left unanswered. */
+    /** A server silent for the idle limit; {@code when} says what it left unanswered. */
     ImageFetchException stalled(String when, Throwable cause) {
         return transientFailure(Reason.STALLED, "the image server " + url + " sent nothing for " + text(idleLimit)
                 + " (imageIdleTimeout) " + when + "; retry, and if it repeats, check the server or use another"
@@ -235,12 +214,12 @@ final class FetchAttempt {
     }
 
     /**
-     * Records {@code failure} unless one was recorded before, and returns the exception that
-     * carries the recorded one up through the stream layers.
+     * Records {@code failure} unless one was recorded before, and returns an IOException carrying
+     * the recorded one, since decoders and the consumer's reads only pass IOExceptions on.
      */
-    Failed fail(ImageFetchException failure) {
+    IOException fail(ImageFetchException failure) {
         first.compareAndSet(null, failure);
-        return new Failed(first.get());
+        return new IOException(first.get().getMessage(), first.get());
     }
 
     /** The first recorded failure, or null. */
@@ -248,11 +227,10 @@ final class FetchAttempt {
         return first.get();
     }
 
-    /** Throws the carrier of the recorded failure, if there is one. */
-    void throwIfFailed() throws Failed {
+    void throwIfFailed() throws IOException {
         ImageFetchException failure = first.get();
         if (failure != null) {
-            throw new Failed(failure);
+            throw fail(failure);
         }
     }
 
@@ -266,26 +244,5 @@ final class FetchAttempt {
                 + (duration.toSecondsPart() > 0 ? duration.toSecondsPart() + "s" : "")
                 + (duration.toMillisPart() > 0 ? duration.toMillisPart() + "ms" : "");
         return text.isEmpty() ? "<1ms" : text;
-    }
-
-    /**
-     * The {@link IOException} that carries a recorded failure up through stream layers the pipeline
-     * did not write (decoders, the consumer's reads), which only pass IOExceptions on.
-     */
-    static final class Failed extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        private final ImageFetchException failure;
-
-        Failed(ImageFetchException failure) {
-            // The message is the failure's, so a consumer quoting it says what happened.
-            super(failure.getMessage(), failure);
-            this.failure = failure;
-        }
-
-        /** The failure it carries. */
-        ImageFetchException failure() {
-            return failure;
-        }
     }
 }

@@ -20,10 +20,7 @@ import org.slf4j.LoggerFactory;
  * and memory that does not grow with the image.
  */
 public final class ImageFetcher {
-    /**
-     * How long an image server may stay silent unless configured: a healthy server answers and
-     * streams well within it, and a stalled one is noticed long before a create's deadline.
-     */
+    /** How long a server may stay silent unless configured: ample for a healthy one, short beside a create. */
     public static final Duration DEFAULT_IDLE_LIMIT = Duration.ofSeconds(30);
     private static final Logger LOG = LoggerFactory.getLogger(ImageFetcher.class);
 
@@ -42,8 +39,7 @@ public final class ImageFetcher {
         this.client = Objects.requireNonNull(client, "client");
         this.progress = Objects.requireNonNull(progress, "progress");
         this.budget = Objects.requireNonNull(budget, "budget");
-        Objects.requireNonNull(idleLimit, "idleLimit");
-        if (idleLimit.isNegative() || idleLimit.isZero()) {
+        if (Objects.requireNonNull(idleLimit, "idleLimit").isNegative() || idleLimit.isZero()) {
             throw new IllegalArgumentException("the image idle limit must be positive, not " + idleLimit);
         }
         this.idleLimit = idleLimit;
@@ -52,8 +48,7 @@ public final class ImageFetcher {
     /**
      * Fetches the image and hands it to {@code consumer}, on the calling thread.
      *
-     * @throws ImageFetchException when the fetch fails; see the class comment for what the caller
-     *     must clean up
+     * @throws ImageFetchException when the fetch fails
      * @throws IllegalStateException when the consumer returned without reading the image to its end
      */
     public FetchResult fetch(ImageSource source, String description, Deadline deadline, ImageConsumer consumer) {
@@ -94,7 +89,7 @@ public final class ImageFetcher {
             answer.body().close();
             int status = answer.statusCode();
             boolean refused = status == 403 || status == 405 || status == 501;
-            if (refused || FetchAttempt.isSuccess(answer) && answer.headers().firstValue("Content-Length").isEmpty()) {
+            if (refused || status / 100 == 2 && answer.headers().firstValue("Content-Length").isEmpty()) {
                 LOG.debug("size of the image at {}: HEAD answered {} without a length, asking with a GET",
                         attempt.url(), status);
                 answer = attempt.send(client.get(), "GET");
@@ -119,43 +114,33 @@ public final class ImageFetcher {
         try (ProgressReporter.Progress shown = progress.begin(description, length)) {
             body.watch(attempt, length, shown);
             VerifyingStream published = new VerifyingStream(body, length, source.sha256(), attempt);
-            UnpackedStream content = UnpackedStream.open(source, published, attempt);
-            deliver(consumer, content, attempt);
+            UnpackedStream content = new UnpackedStream(source, published, attempt);
+            try {
+                consumer.accept(new ImageContent(content, content.length()));
+            } catch (IOException | RuntimeException failure) {
+                // The consumer failed because its reads did: the recorded failure is the cause.
+                throwIfRecorded(attempt);
+                throw failure instanceof IOException consumerFailure ? new UncheckedIOException(
+                        "the image consumer failed: " + consumerFailure.getMessage(), consumerFailure)
+                        : (RuntimeException) failure;
+            }
             if (!content.finished()) {
+                // A consumer that swallowed a failed read and returned: the failure still stands.
+                throwIfRecorded(attempt);
                 throw new IllegalStateException("the image consumer returned after reading " + content.count()
                         + " bytes of the image, before its end; it must read the whole image");
             }
             return new FetchResult(published.count(), published.sha256(), content.count());
-        } catch (FetchAttempt.Failed failure) {
-            throw failure.failure();
-        } catch (IOException unexpected) {
+        } catch (IOException opening) {
+            throwIfRecorded(attempt);
             // Opening the stream layers turns every IOException into a recorded failure.
-            throw new IllegalStateException("opening the image content failed unrecorded", unexpected);
+            throw new IllegalStateException("opening the image content failed unrecorded", opening);
         }
     }
 
-    /**
-     * Runs the consumer. When it fails and the attempt recorded a failure, that is the cause (the
-     * consumer failed because its reads did) and is thrown.
-     */
-    private static void deliver(ImageConsumer consumer, UnpackedStream content, FetchAttempt attempt) {
-        try {
-            consumer.accept(new ImageContent(content, content.length()));
-        } catch (IOException | RuntimeException failure) {
-            ImageFetchException recorded = attempt.failure();
-            if (recorded != null) {
-                throw recorded;
-            }
-            if (failure instanceof IOException consumerFailure) {
-                throw new UncheckedIOException("the image consumer failed: " + consumerFailure.getMessage(),
-                        consumerFailure);
-            }
-            throw (RuntimeException) failure;
-        }
-        ImageFetchException recorded = attempt.failure();
-        if (recorded != null && !content.finished()) {
-            // The consumer swallowed a failed read and returned; the failure still stands.
-            throw recorded;
+    private static void throwIfRecorded(FetchAttempt attempt) {
+        if (attempt.failure() != null) {
+            throw attempt.failure();
         }
     }
 
@@ -187,24 +172,17 @@ public final class ImageFetcher {
         }
     }
 
-    /**
-     * What a successful fetch delivered: the published file, checked, and the image made from it.
-     */
+    /** What a successful fetch delivered: the published file, checked, and the image made from it. */
     public record FetchResult(long publishedBytes, String sha256, long decompressedBytes) {
     }
 
     /**
      * The time one image transfer may take, end to end, and how much of it is kept for the upload
      * to finish or abort after the HTTP body ends: a mirror that stalls mid-image then ends the
-     * upload through its reader (a clean, reported failure), rather than through whatever the
-     * budget's end does to the connection the upload runs on.
+     * upload through its reader (a clean, reported failure), not through what the budget's end
+     * does to the connection the upload runs on.
      */
     public record TransferBudget(Duration transfer, Duration uploadGrace) {
-        /** The most {@link #of} reserves for the upload's end: libvirt finishes a stream in well under that. */
-        private static final Duration LONGEST_DEFAULT_GRACE = Duration.ofSeconds(30);
-        /** What {@link #none()} allows: as long as an unbounded {@link Deadline} lasts. */
-        private static final Duration YEAR = Duration.ofDays(365);
-
         /** Checks that the grace is shorter than the budget. */
         public TransferBudget {
             Objects.requireNonNull(transfer, "transfer");
@@ -218,14 +196,15 @@ public final class ImageFetcher {
 
         /** A budget of {@code transfer} that keeps a tenth of it, at most 30 seconds, for the upload's end. */
         public static TransferBudget of(Duration transfer) {
+            // libvirt finishes a stream in well under 30 seconds.
             Duration tenth = transfer.dividedBy(10);
-            return new TransferBudget(transfer, tenth.compareTo(LONGEST_DEFAULT_GRACE) > 0 ? LONGEST_DEFAULT_GRACE
+            return new TransferBudget(transfer, tenth.compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30)
                     : tenth);
         }
 
         /** No budget of its own: only the caller's deadline (an unbounded one, a year) limits the transfer. */
         public static TransferBudget none() {
-            return new TransferBudget(YEAR, Duration.ZERO);
+            return new TransferBudget(Duration.ofDays(365), Duration.ZERO);
         }
 
         /** How long the HTTP body may take: the budget less the grace. */

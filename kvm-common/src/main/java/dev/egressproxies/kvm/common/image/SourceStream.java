@@ -31,10 +31,9 @@ final class SourceStream extends InputStream implements HttpResponse.BodySubscri
     private static final List<ByteBuffer> END = Collections.unmodifiableList(new ArrayList<>(0));
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     /**
-     * How far the client may read ahead of the reader: it goes on reading while the reader hashes
-     * and uploads, rather than handing over between threads at every buffer, which held uploads to
-     * a fraction of what the link carries. Bounded, since what waits here is copied at each young
-     * garbage collection.
+     * How far the client may read ahead of the reader, so it goes on reading while the reader hashes
+     * and uploads (handing over at every buffer held uploads to a fraction of the link). Bounded,
+     * since what waits here is copied at each young garbage collection.
      */
     private static final int BYTES_AHEAD = 4 * 1024 * 1024;
     /** The client's read buffer (its default, unless set); each list it delivers holds at most three. */
@@ -42,7 +41,6 @@ final class SourceStream extends InputStream implements HttpResponse.BodySubscri
     private static final int LISTS_AHEAD = Math.max(2, BYTES_AHEAD / (3 * CLIENT_BUFFER_BYTES));
 
     private final BlockingQueue<List<ByteBuffer>> arrived = new LinkedBlockingQueue<>();
-    private final CompletableFuture<SourceStream> self = CompletableFuture.completedFuture(this);
     private final CompletableFuture<Void> watchdog = new CompletableFuture<>();
     private final long idleLimitNanos;
     private volatile Flow.Subscription subscription;
@@ -56,22 +54,15 @@ final class SourceStream extends InputStream implements HttpResponse.BodySubscri
     private long length;
     private ProgressReporter.Progress progress;
 
-    private SourceStream(Duration idleLimit) {
+    /** A body whose read fails once it waited {@code idleLimit} for the server's next bytes. */
+    SourceStream(Duration idleLimit) {
         this.idleLimitNanos = idleLimit.toNanos();
     }
 
     /**
-     * The body handler that makes one of these per response; a read that waits {@code idleLimit}
-     * for the server's next bytes fails.
-     */
-    static HttpResponse.BodyHandler<SourceStream> handler(Duration idleLimit) {
-        return responseInfo -> new SourceStream(idleLimit);
-    }
-
-    /**
      * Starts the transfer of the {@code announced} bytes, before the first read: reads report to
-     * {@code progress} and fail as {@code attempt}'s failures, and when the attempt's time is up,
-     * that is recorded and the body closed, which ends a read blocked on it.
+     * {@code shown} and fail as {@code fetch}'s failures, and once its time is up, that is recorded
+     * and the body closed, which ends a read blocked on it.
      */
     void watch(FetchAttempt fetch, long announced, ProgressReporter.Progress shown) {
         this.attempt = fetch;
@@ -86,20 +77,14 @@ final class SourceStream extends InputStream implements HttpResponse.BodySubscri
                 });
     }
 
-    /** How many bytes arrived so far; may be read from any thread. */
-    long count() {
-        return count;
-    }
-
-    /** "N of M bytes", for messages. */
-    String progressText() {
+    private String progressText() {
         return count + " of " + length + " bytes";
     }
 
     @Override
     public CompletionStage<SourceStream> getBody() {
         // Complete at once: the response is handed over when its headers are in, the body read later.
-        return self;
+        return CompletableFuture.completedFuture(this);
     }
 
     @Override
@@ -232,9 +217,8 @@ final class SourceStream extends InputStream implements HttpResponse.BodySubscri
             return next;
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
-            InterruptedIOException thrown = new InterruptedIOException("interrupted while waiting for the response body");
-            thrown.initCause(interrupted);
-            throw thrown;
+            throw (InterruptedIOException) new InterruptedIOException("interrupted while waiting for the response body")
+                    .initCause(interrupted);
         }
     }
 }

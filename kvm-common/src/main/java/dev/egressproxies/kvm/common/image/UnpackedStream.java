@@ -16,63 +16,38 @@ import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
  */
 final class UnpackedStream extends InputStream {
     private static final int DRAIN_BUFFER_BYTES = 64 * 1024;
-    /** How many names a message lists, so a huge archive cannot make a huge message. */
+    /** How many names, and how much of each, a message shows: a huge archive must not make a huge message. */
     private static final int NAMES_SHOWN = 10;
-    /** How much of one name a message shows. */
     private static final int NAME_CHARACTERS_SHOWN = 100;
 
-    private final InputStream content;
-    private final OptionalLong length;
-    private final InputStream decoded;
     private final VerifyingStream published;
+    private final FetchAttempt attempt;
+    private final String packaging;
+    private final Optional<String> memberName;
+    private final InputStream decoded;
     private final TarArchiveInputStream archive;
     private final TarArchiveEntry member;
-    private final boolean memberNamed;
-    private final String packaging;
-    private final FetchAttempt attempt;
+    private final OptionalLong length;
     private volatile long count;
     private volatile boolean finished;
 
-    private UnpackedStream(InputStream decoded, VerifyingStream published, TarArchiveInputStream archive,
-                           TarArchiveEntry member, boolean memberNamed, OptionalLong length, String packaging,
-                           FetchAttempt attempt) {
-        this.content = archive != null ? archive : decoded;
-        this.length = length;
-        this.decoded = decoded;
-        this.published = published;
-        this.archive = archive;
-        this.member = member;
-        this.memberNamed = memberNamed;
-        this.packaging = packaging;
-        this.attempt = attempt;
-    }
-
     /**
      * Opens the image of {@code published}, reading as far as the decoder's header and, for an
-     * archive, the member's header.
-     *
-     * @throws FetchAttempt.Failed why the image cannot be opened: the published bytes failed, or
-     *     they are not what the source declares
+     * archive, the member's header; throws why it cannot (the published bytes failed, or they are
+     * not what the source declares).
      */
-    static UnpackedStream open(ImageSource source, VerifyingStream published, FetchAttempt attempt) throws IOException {
-        String packaging = source.packaging();
+    @SuppressWarnings("resource") // The archive is closed with the HTTP body it reads from, by the fetcher.
+    UnpackedStream(ImageSource source, VerifyingStream published, FetchAttempt attempt) throws IOException {
+        this.published = published;
+        this.attempt = attempt;
+        this.packaging = source.packaging();
+        this.memberName = source.archiveMember();
         try {
-            InputStream decoded = source.compression().decoder(published);
-            if (source.archive() == Archive.TAR) {
-                @SuppressWarnings("resource") // Closed with the HTTP body it reads from, by the fetcher.
-                TarArchiveInputStream archive = new TarArchiveInputStream(decoded);
-                TarArchiveEntry member = findMember(archive, source.archiveMember(), attempt);
-                return new UnpackedStream(decoded, published, archive, member, source.archiveMember().isPresent(),
-                        OptionalLong.of(member.isSparse() ? member.getRealSize() : member.getSize()), packaging,
-                        attempt);
-            }
-            OptionalLong length = source.compression() == Compression.NONE
-                    ? OptionalLong.of(published.length()) : OptionalLong.empty();
-            return new UnpackedStream(decoded, published, null, null, false, length, packaging, attempt);
-        } catch (FetchAttempt.Failed failure) {
-            throw failure;
+            decoded = source.compression().decoder(published);
+            archive = source.archive() == Archive.TAR ? new TarArchiveInputStream(decoded) : null;
+            member = archive == null ? null : findMember();
         } catch (IOException | RuntimeException foreign) {
-            throw notAsDeclared(foreign, packaging, attempt);
+            throw notAsDeclared(foreign);
         } catch (LinkageError missingNativeLibrary) {
             // zstd-jni loads its native library on first use; a platform it has none for ends here.
             throw attempt.fail(attempt.permanent(Reason.CONTENT_INVALID, "the image from " + attempt.url() + " is "
@@ -80,6 +55,8 @@ final class UnpackedStream extends InputStream {
                     + attempt.url().describe(missingNativeLibrary) + "); publish the image with xz or gzip instead",
                     missingNativeLibrary));
         }
+        length = member != null ? OptionalLong.of(member.isSparse() ? member.getRealSize() : member.getSize())
+                : source.compression() == Compression.NONE ? OptionalLong.of(published.length()) : OptionalLong.empty();
     }
 
     @Override
@@ -104,11 +81,9 @@ final class UnpackedStream extends InputStream {
         int limit = length.isPresent() ? (int) Math.min(wanted, length.getAsLong() - count) : wanted;
         int read;
         try {
-            read = content.read(buffer, offset, limit);
-        } catch (FetchAttempt.Failed failure) {
-            throw failure;
+            read = (archive != null ? archive : decoded).read(buffer, offset, limit);
         } catch (IOException | RuntimeException foreign) {
-            throw notAsDeclared(foreign, packaging, attempt);
+            throw notAsDeclared(foreign);
         }
         if (read == -1) {
             if (length.isPresent()) {
@@ -149,16 +124,13 @@ final class UnpackedStream extends InputStream {
             }
             // The published bytes are all read even when the image ended before them: the digest covers them all.
             byte[] drain = new byte[DRAIN_BUFFER_BYTES];
-            while (decoded.read(drain, 0, drain.length) != -1) {
-                // Discarded: only the checks that reading runs matter here.
+            for (InputStream rest : List.of(decoded, published)) {
+                while (rest.read(drain, 0, drain.length) != -1) {
+                    // Discarded: only the checks that reading runs matter here.
+                }
             }
-            while (published.read(drain, 0, drain.length) != -1) {
-                // Likewise.
-            }
-        } catch (FetchAttempt.Failed failure) {
-            throw failure;
         } catch (IOException | RuntimeException foreign) {
-            throw notAsDeclared(foreign, packaging, attempt);
+            throw notAsDeclared(foreign);
         }
         if (!published.verified()) {
             // A read of -1 before the announced length throws in VerifyingStream, so this cannot happen.
@@ -172,18 +144,16 @@ final class UnpackedStream extends InputStream {
      * closed body or a short read shows up in a decoder as whatever it makes of it), else the file
      * is not what the source declares.
      */
-    private static FetchAttempt.Failed notAsDeclared(Throwable foreign, String packaging, FetchAttempt attempt)
-            throws FetchAttempt.Failed {
+    private IOException notAsDeclared(Throwable foreign) throws IOException {
         attempt.throwIfFailed();
         return attempt.fail(attempt.permanent(Reason.CONTENT_INVALID, "the image from " + attempt.url() + " is not "
                 + packaging + " as declared (" + attempt.url().describe(foreign) + "); check the compression and"
                 + " archive declared for it, or fix the file on the server", foreign));
     }
 
-    /** Reads {@code archive} up to the member's data. */
-    private static TarArchiveEntry findMember(TarArchiveInputStream archive, Optional<String> member,
-                                              FetchAttempt attempt) throws IOException {
-        Optional<String> wanted = member.map(UnpackedStream::normalized);
+    /** Reads the archive up to the member's data. */
+    private TarArchiveEntry findMember() throws IOException {
+        Optional<String> wanted = memberName.map(UnpackedStream::normalized);
         List<String> seen = new ArrayList<>();
         TarArchiveEntry entry;
         while ((entry = archive.getNextEntry()) != null) {
@@ -212,7 +182,7 @@ final class UnpackedStream extends InputStream {
         while ((next = archive.getNextEntry()) != null) {
             remember(others, next);
         }
-        if (!memberNamed && !others.isEmpty()) {
+        if (memberName.isEmpty() && !others.isEmpty()) {
             throw attempt.fail(attempt.permanent(Reason.CONTENT_INVALID, "the archive from " + attempt.url()
                     + " holds more than one file (" + shown(member.getName()) + ", " + listed(others)
                     + "); name the one that is the disk image as the archive member", null));
@@ -243,12 +213,7 @@ final class UnpackedStream extends InputStream {
     }
 
     private static String kind(TarArchiveEntry entry) {
-        if (entry.isDirectory()) {
-            return "directory";
-        }
-        if (entry.isSymbolicLink()) {
-            return "symbolic link";
-        }
-        return entry.isLink() ? "hard link" : "special file";
+        return entry.isDirectory() ? "directory" : entry.isSymbolicLink() ? "symbolic link"
+                : entry.isLink() ? "hard link" : "special file";
     }
 }

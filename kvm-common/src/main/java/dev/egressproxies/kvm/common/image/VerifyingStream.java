@@ -22,13 +22,16 @@ final class VerifyingStream extends InputStream {
     private final FetchAttempt attempt;
     private String sha256;
 
-    /** The checked bytes of {@code body}, of which {@code length} are announced. */
     VerifyingStream(InputStream body, long length, Optional<String> expectedSha256, FetchAttempt attempt)
             throws IOException {
         // One byte past the length, so a body that goes on is seen, and never more.
         this.bounded = BoundedInputStream.builder().setInputStream(body).setMaxCount(length + 1)
                 .setPropagateClose(false).get();
-        this.hashed = new DigestInputStream(bounded, newSha256());
+        try {
+            this.hashed = new DigestInputStream(bounded, MessageDigest.getInstance("SHA-256"));
+        } catch (NoSuchAlgorithmException impossible) {
+            throw new IllegalStateException("this Java runtime has no SHA-256", impossible);
+        }
         this.length = length;
         this.expectedSha256 = expectedSha256;
         this.attempt = attempt;
@@ -54,13 +57,19 @@ final class VerifyingStream extends InputStream {
             throw attempt.fail(attempt.transientFailure(Reason.BODY_BROKEN, "the server sent " + count() + " of "
                     + length + " bytes of the image from " + attempt.url() + " and ended the response; retry", null));
         }
-        boolean tooLong = count() > length || count() == length && hashed.read() != -1;
-        if (tooLong) {
+        if (count() > length || count() == length && hashed.read() != -1) {
             throw attempt.fail(attempt.permanent(Reason.BODY_BROKEN, "the server sent more bytes of the image from "
                     + attempt.url() + " than the " + length + " its Content-Length announced; fix the server", null));
         }
         if (count() == length) {
-            verify();
+            String actual = HexFormat.of().formatHex(hashed.getMessageDigest().digest());
+            if (expectedSha256.isPresent() && !expectedSha256.get().equals(actual)) {
+                throw attempt.fail(attempt.permanent(Reason.DIGEST_MISMATCH, "the image from " + attempt.url()
+                        + " has sha256 " + actual + ", not the configured " + expectedSha256.get() + "; if the image"
+                        + " was replaced on purpose, configure its new sha256 (under a new image name, so hosts that"
+                        + " cached the old one are not mixed up), otherwise fix the file on the server", null));
+            }
+            sha256 = actual;
         }
         return read;
     }
@@ -70,7 +79,6 @@ final class VerifyingStream extends InputStream {
         return bounded.getCount();
     }
 
-    /** The announced length. */
     long length() {
         return length;
     }
@@ -86,25 +94,5 @@ final class VerifyingStream extends InputStream {
             throw new IllegalStateException("the image's published bytes have not all arrived yet");
         }
         return sha256;
-    }
-
-    private void verify() throws IOException {
-        String actual = HexFormat.of().formatHex(hashed.getMessageDigest().digest());
-        if (expectedSha256.isPresent() && !expectedSha256.get().equals(actual)) {
-            throw attempt.fail(attempt.permanent(Reason.DIGEST_MISMATCH, "the image from " + attempt.url()
-                    + " has sha256 " + actual + ", not the configured " + expectedSha256.get() + "; if the image"
-                    + " was replaced on purpose, configure its new sha256 (under a new image name, so hosts that"
-                    + " cached the old one are not mixed up), otherwise fix the file on the server", null));
-        }
-        sha256 = actual;
-    }
-
-    private static MessageDigest newSha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException impossible) {
-            // Every Java platform must provide SHA-256.
-            throw new IllegalStateException("this Java runtime has no SHA-256", impossible);
-        }
     }
 }

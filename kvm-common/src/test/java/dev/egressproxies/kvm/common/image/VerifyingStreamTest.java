@@ -30,11 +30,10 @@ class VerifyingStreamTest {
     void moreBytesThanAnnouncedArePermanent() {
         VerifyingStream published = published(new ByteArrayInputStream(DATA), DATA.length - 10, Optional.empty());
 
-        FetchAttempt.Failed failure = catchThrowableOfType(FetchAttempt.Failed.class,
-                () -> published.readAllBytes());
+        IOException failure = catchThrowableOfType(IOException.class, () -> published.readAllBytes());
 
-        assertThat(failure.failure().kind()).isEqualTo(ErrorKind.PERMANENT);
-        assertThat(failure.failure().reason()).isEqualTo(Reason.BODY_BROKEN);
+        assertThat(recorded(failure).kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(recorded(failure).reason()).isEqualTo(Reason.BODY_BROKEN);
         assertThat(failure).hasMessageContaining("more bytes").hasMessageContaining("than the " + (DATA.length - 10));
     }
 
@@ -56,10 +55,9 @@ class VerifyingStreamTest {
         VerifyingStream published = published(new ByteArrayInputStream(Arrays.copyOf(DATA, 1000)), DATA.length,
                 Optional.empty());
 
-        FetchAttempt.Failed failure = catchThrowableOfType(FetchAttempt.Failed.class,
-                () -> published.readAllBytes());
+        IOException failure = catchThrowableOfType(IOException.class, () -> published.readAllBytes());
 
-        assertThat(failure.failure().kind()).isEqualTo(ErrorKind.TRANSIENT);
+        assertThat(recorded(failure).kind()).isEqualTo(ErrorKind.TRANSIENT);
         assertThat(failure).hasMessageContaining("the server sent 1000 of " + DATA.length + " bytes");
     }
 
@@ -68,10 +66,15 @@ class VerifyingStreamTest {
         VerifyingStream published = published(new ByteArrayInputStream(DATA), DATA.length, Optional.empty());
         attempt.fail(attempt.transientFailure(Reason.DEADLINE, "first", null));
 
-        FetchAttempt.Failed failure = catchThrowableOfType(FetchAttempt.Failed.class,
-                () -> published.read(new byte[10]));
+        IOException failure = catchThrowableOfType(IOException.class, () -> published.read(new byte[10]));
 
         assertThat(failure).hasMessage("first");
+    }
+
+    /** The attempt's recorded failure, which the IOException must carry as its cause. */
+    private ImageFetchException recorded(IOException failure) {
+        assertThat(failure.getCause()).isSameAs(attempt.failure());
+        return attempt.failure();
     }
 
     private VerifyingStream published(InputStream body, long length, Optional<String> sha256) {
