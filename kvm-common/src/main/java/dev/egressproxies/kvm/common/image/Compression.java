@@ -2,6 +2,7 @@ package dev.egressproxies.kvm.common.image;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.List;
 import java.util.Locale;
 import org.apache.commons.compress.compressors.bzip2.BZip2CompressorInputStream;
 import org.apache.commons.compress.compressors.gzip.GzipCompressorInputStream;
@@ -14,29 +15,28 @@ import org.apache.commons.compress.compressors.zstandard.ZstdCompressorInputStre
  */
 public enum Compression {
     /** The file is the image (or the tar archive) as it is. */
-    NONE("none", ""),
+    NONE("none", "", ".tar"),
     /** xz (LZMA2), the usual compression of published cloud and appliance images. */
-    XZ("xz", ".xz"),
+    XZ("xz", ".xz", ".tar.xz", ".txz"),
     /** gzip (DEFLATE); concatenated members, as pigz writes them, are read as one stream. */
-    GZIP("gzip", ".gz"),
+    GZIP("gzip", ".gz", ".tar.gz", ".tgz"),
     /** bzip2; concatenated streams, as pbzip2 writes them, are read as one stream. */
-    BZIP2("bzip2", ".bz2"),
+    BZIP2("bzip2", ".bz2", ".tar.bz2", ".tbz2", ".tbz"),
     /** Zstandard; several frames are read as one stream. */
-    ZSTD("zstd", ".zst");
+    ZSTD("zstd", ".zst", ".tar.zst", ".tzst");
 
-    /**
-     * The memory an xz decoder may take: xz -9 and -9e need 65 MiB, so every preset fits, and a
-     * file that asks for more (a custom dictionary of up to 1.5 GiB) is refused instead of taking
-     * the process down.
-     */
-    static final int XZ_MEMORY_LIMIT_KIB = 128 * 1024;
+    /** Fits every xz preset (-9e needs 65 MiB); a file that asks for more is refused rather than exhaust the heap. */
+    private static final int XZ_MEMORY_LIMIT_KIB = 128 * 1024;
 
     private final String configName;
     private final String fileSuffix;
+    /** The suffixes that imply a tar archive compressed this way. */
+    final List<String> tarSuffixes;
 
-    Compression(String configName, String fileSuffix) {
+    Compression(String configName, String fileSuffix, String... tarSuffixes) {
         this.configName = configName;
         this.fileSuffix = fileSuffix;
+        this.tarSuffixes = List.of(tarSuffixes);
     }
 
     /** The name a configuration uses for it: {@code none}, {@code xz}, {@code gzip}, {@code bzip2} or {@code zstd}. */
@@ -68,14 +68,9 @@ public enum Compression {
     InputStream decoder(InputStream published) throws IOException {
         return switch (this) {
             case NONE -> published;
-            case XZ -> XZCompressorInputStream.builder()
-                    .setInputStream(published)
-                    .setDecompressConcatenated(true)
-                    .setMemoryLimitKiB(XZ_MEMORY_LIMIT_KIB)
-                    .get();
-            case GZIP -> GzipCompressorInputStream.builder()
-                    .setInputStream(published)
-                    .setDecompressConcatenated(true)
+            case XZ -> XZCompressorInputStream.builder().setInputStream(published).setDecompressConcatenated(true)
+                    .setMemoryLimitKiB(XZ_MEMORY_LIMIT_KIB).get();
+            case GZIP -> GzipCompressorInputStream.builder().setInputStream(published).setDecompressConcatenated(true)
                     .get();
             case BZIP2 -> new BZip2CompressorInputStream(published, true);
             // zstd-jni decodes frame after frame by itself; its window is capped by libzstd's default.

@@ -35,7 +35,6 @@ public final class ImageFetchException extends RuntimeException {
     private final ErrorKind kind;
     private final Reason reason;
 
-    /** Creates an exception. */
     ImageFetchException(ErrorKind kind, Reason reason, String message, Throwable cause) {
         super(message, cause);
         this.kind = Objects.requireNonNull(kind, "kind");

@@ -7,11 +7,11 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * Where an image is published and how to turn the published file into a disk image: its http or
@@ -21,22 +21,6 @@ import java.util.regex.Pattern;
 public record ImageSource(URI url, DiskFormat format, Compression compression, Archive archive,
                           Optional<String> archiveMember, Optional<String> sha256) {
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
-    /** What a URL path's end implies when nothing is declared; longest first, so {@code .tar.gz} wins over {@code .gz}. */
-    private static final List<Suffix> SUFFIXES = List.of(
-            new Suffix(".tar.bz2", Compression.BZIP2, Archive.TAR),
-            new Suffix(".tar.zst", Compression.ZSTD, Archive.TAR),
-            new Suffix(".tar.xz", Compression.XZ, Archive.TAR),
-            new Suffix(".tar.gz", Compression.GZIP, Archive.TAR),
-            new Suffix(".tbz2", Compression.BZIP2, Archive.TAR),
-            new Suffix(".tzst", Compression.ZSTD, Archive.TAR),
-            new Suffix(".tbz", Compression.BZIP2, Archive.TAR),
-            new Suffix(".tgz", Compression.GZIP, Archive.TAR),
-            new Suffix(".txz", Compression.XZ, Archive.TAR),
-            new Suffix(".tar", Compression.NONE, Archive.TAR),
-            new Suffix(".bz2", Compression.BZIP2, Archive.NONE),
-            new Suffix(".zst", Compression.ZSTD, Archive.NONE),
-            new Suffix(".xz", Compression.XZ, Archive.NONE),
-            new Suffix(".gz", Compression.GZIP, Archive.NONE));
 
     /**
      * Checks the source.
@@ -51,14 +35,41 @@ public record ImageSource(URI url, DiskFormat format, Compression compression, A
         Objects.requireNonNull(archive, "archive");
         Objects.requireNonNull(archiveMember, "archiveMember");
         Objects.requireNonNull(sha256, "sha256");
-        requireHttp(url);
-        sha256.ifPresent(ImageSource::requireSha256);
-        archiveMember.ifPresent(member -> requireMember(member, archive));
+        String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https")) {
+            throw new IllegalArgumentException("the image URL has scheme '" + scheme + "'; only http and https"
+                    + " images can be fetched");
+        }
+        if (url.getHost() == null) {
+            throw new IllegalArgumentException("the image URL names no host (or one that is not a valid host name);"
+                    + " give a URL such as https://images.example.org/disk.qcow2");
+        }
+        if (sha256.isPresent() && !SHA256_HEX.matcher(sha256.get()).matches()) {
+            throw new IllegalArgumentException("the image sha256 '" + sha256.get() + "' is not 64 lowercase hex"
+                    + " digits; give the output of sha256sum for the file as published (before decompression)");
+        }
+        if (archiveMember.isPresent() && archive != Archive.TAR) {
+            throw new IllegalArgumentException("the archive member '" + archiveMember.get() + "' is named, but the"
+                    + " image is no tar archive; declare the archive or remove the member");
+        }
+        if (archiveMember.isPresent() && (archiveMember.get().isBlank() || archiveMember.get().indexOf('\0') >= 0)) {
+            throw new IllegalArgumentException("the archive member name is blank or holds a NUL character; name"
+                    + " the disk image's path inside the archive, such as disk.raw");
+        }
     }
 
     /** A builder for the image published at {@code url}; see {@link Builder} for the defaults. */
     public static Builder builder(String url) {
-        return new Builder(parse(url));
+        if (url == null || url.isBlank()) {
+            throw new IllegalArgumentException("the image URL is empty; give an http or https URL");
+        }
+        try {
+            return new Builder(new URI(url.strip()));
+        } catch (URISyntaxException invalid) {
+            // The reason and index only: the exception's own message repeats the whole URL.
+            throw new IllegalArgumentException("the image URL is not a valid URL (" + invalid.getReason()
+                    + " at index " + invalid.getIndex() + "); give an http or https URL");
+        }
     }
 
     /**
@@ -94,14 +105,8 @@ public record ImageSource(URI url, DiskFormat format, Compression compression, A
 
     /** How the image is packed, for messages: "an xz-compressed tar archive". */
     String packaging() {
-        String container = archive == Archive.TAR ? "tar archive" : "file";
-        return switch (compression) {
-            case NONE -> "an uncompressed " + container;
-            case XZ -> "an xz-compressed " + container;
-            case GZIP -> "a gzip-compressed " + container;
-            case BZIP2 -> "a bzip2-compressed " + container;
-            case ZSTD -> "a zstd-compressed " + container;
-        };
+        return (compression == Compression.NONE ? "an uncompressed " : (compression == Compression.XZ ? "an " : "a ")
+                + compression.configName() + "-compressed ") + (archive == Archive.TAR ? "tar archive" : "file");
     }
 
     @Override
@@ -109,52 +114,6 @@ public record ImageSource(URI url, DiskFormat format, Compression compression, A
         return "ImageSource[" + redactedUrl() + ", " + format.xmlName() + ", compression " + compression.configName()
                 + (archive == Archive.TAR ? ", tar member " + archiveMember.orElse("(the only file)") : "")
                 + (sha256.isPresent() ? ", sha256 " + sha256.get() : "") + "]";
-    }
-
-    private static URI parse(String url) {
-        if (url == null || url.isBlank()) {
-            throw new IllegalArgumentException("the image URL is empty; give an http or https URL");
-        }
-        try {
-            return new URI(url.strip());
-        } catch (URISyntaxException invalid) {
-            // The reason and index only: the exception's own message repeats the whole URL.
-            throw new IllegalArgumentException("the image URL is not a valid URL (" + invalid.getReason()
-                    + " at index " + invalid.getIndex() + "); give an http or https URL");
-        }
-    }
-
-    private static void requireHttp(URI url) {
-        String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
-        if (!scheme.equals("http") && !scheme.equals("https")) {
-            throw new IllegalArgumentException("the image URL has scheme '" + scheme + "'; only http and https"
-                    + " images can be fetched");
-        }
-        if (url.getHost() == null) {
-            throw new IllegalArgumentException("the image URL names no host (or one that is not a valid host name);"
-                    + " give a URL such as https://images.example.org/disk.qcow2");
-        }
-    }
-
-    private static void requireSha256(String digest) {
-        if (!SHA256_HEX.matcher(digest).matches()) {
-            throw new IllegalArgumentException("the image sha256 '" + digest + "' is not 64 lowercase hex digits;"
-                    + " give the output of sha256sum for the file as published (before decompression)");
-        }
-    }
-
-    private static void requireMember(String member, Archive archive) {
-        if (archive != Archive.TAR) {
-            throw new IllegalArgumentException("the archive member '" + member + "' is named, but the image is no"
-                    + " tar archive; declare the archive or remove the member");
-        }
-        if (member.isBlank() || member.indexOf('\0') >= 0) {
-            throw new IllegalArgumentException("the archive member name is blank or holds a NUL character; name"
-                    + " the disk image's path inside the archive, such as disk.raw");
-        }
-    }
-
-    private record Suffix(String text, Compression compression, Archive archive) {
     }
 
     /**
@@ -210,12 +169,15 @@ public record ImageSource(URI url, DiskFormat format, Compression compression, A
          */
         public ImageSource build() {
             String name = url.getPath() == null ? "" : url.getPath().toLowerCase(Locale.ROOT);
-            Suffix implied = SUFFIXES.stream().filter(suffix -> name.endsWith(suffix.text())).findFirst()
-                    .orElse(new Suffix("", Compression.NONE, Archive.NONE));
-            Archive resolvedArchive = archive != null ? archive : archiveMember != null ? Archive.TAR : implied.archive();
-            Compression resolvedCompression = compression != null ? compression : implied.compression();
-            return new ImageSource(url, format, resolvedCompression, resolvedArchive, Optional.ofNullable(archiveMember),
-                    Optional.ofNullable(sha256));
+            // Tar suffixes first: a .tar.gz also ends in .gz.
+            Optional<Compression> tar = Stream.of(Compression.values())
+                    .filter(candidate -> candidate.tarSuffixes.stream().anyMatch(name::endsWith)).findFirst();
+            Compression implied = tar.orElseGet(() -> Stream.of(Compression.values())
+                    .filter(candidate -> candidate != Compression.NONE && name.endsWith(candidate.fileSuffix()))
+                    .findFirst().orElse(Compression.NONE));
+            return new ImageSource(url, format, compression != null ? compression : implied,
+                    archive != null ? archive : archiveMember != null || tar.isPresent() ? Archive.TAR : Archive.NONE,
+                    Optional.ofNullable(archiveMember), Optional.ofNullable(sha256));
         }
     }
 }

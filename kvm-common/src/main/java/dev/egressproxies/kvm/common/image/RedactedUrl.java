@@ -22,13 +22,15 @@ public final class RedactedUrl {
     private final String scheme;
     private final String host;
     private final int port;
+    /** Longest first, so a part that contains another is blanked whole. */
     private final List<String> secrets;
 
-    private RedactedUrl(String scheme, String host, int port, List<String> secrets) {
-        this.scheme = scheme;
-        this.host = host;
-        this.port = port;
-        this.secrets = secrets;
+    private RedactedUrl(URI url, List<String> parts) {
+        this.scheme = url.getScheme().toLowerCase(Locale.ROOT);
+        this.host = url.getHost().toLowerCase(Locale.ROOT);
+        this.port = url.getPort();
+        this.secrets = parts.stream().filter(part -> part != null && part.length() >= SHORTEST_SECRET).distinct()
+                .sorted(Comparator.comparingInt(String::length).reversed()).toList();
     }
 
     /**
@@ -42,7 +44,10 @@ public final class RedactedUrl {
         }
         List<String> parts = new ArrayList<>(List.of(url.toString()));
         for (String userInformation : new String[] {url.getRawUserInfo(), url.getUserInfo()}) {
-            addSplit(parts, userInformation, ":");
+            if (userInformation != null) {
+                parts.add(userInformation);
+                parts.addAll(List.of(userInformation.split(":", 2)));
+            }
         }
         for (String path : new String[] {url.getRawPath(), url.getPath()}) {
             if (path != null && !path.equals("/")) {
@@ -57,20 +62,13 @@ public final class RedactedUrl {
                 parts.add(query);
                 for (String parameter : query.split("&")) {
                     parts.add(parameter);
-                    addSplit(parts, parameter, "=");
+                    parts.add(parameter.substring(parameter.indexOf('=') + 1));
                 }
             }
         }
         parts.add(url.getRawFragment());
         parts.add(url.getFragment());
-        List<String> secrets = parts.stream()
-                .filter(part -> part != null && part.length() >= SHORTEST_SECRET)
-                .distinct()
-                // Longest first, so a part that contains another is blanked whole.
-                .sorted(Comparator.comparingInt(String::length).reversed())
-                .toList();
-        return new RedactedUrl(url.getScheme().toLowerCase(Locale.ROOT), url.getHost().toLowerCase(Locale.ROOT),
-                url.getPort(), secrets);
+        return new RedactedUrl(url, parts);
     }
 
     /** The scheme, lowercase ({@code http} or {@code https}). */
@@ -90,12 +88,9 @@ public final class RedactedUrl {
 
     /** {@code text} with every secret part of the URL blanked out; null stays null. */
     String scrub(String text) {
-        if (text == null) {
-            return null;
-        }
         String scrubbed = text;
-        for (String secret : secrets) {
-            scrubbed = scrubbed.replace(secret, MASK);
+        for (int i = 0; scrubbed != null && i < secrets.size(); i++) {
+            scrubbed = scrubbed.replace(secrets.get(i), MASK);
         }
         return scrubbed;
     }
@@ -107,37 +102,20 @@ public final class RedactedUrl {
         return message == null || message.isBlank() ? simpleName : simpleName + ": " + scrub(message);
     }
 
-    /**
-     * A copy of {@code foreign} and its causes that keeps each one's class name, message and stack
-     * trace, with the messages scrubbed; null for null.
-     */
+    /** {@code foreign} and its causes, copied with their class names and stack traces, messages scrubbed. */
     IOException redact(Throwable foreign) {
-        return copy(foreign, 0);
+        return redact(foreign, 0);
     }
 
-    private IOException copy(Throwable original, int depth) {
+    private IOException redact(Throwable original, int depth) {
         if (original == null || depth >= DEEPEST_CAUSE) {
             return null;
         }
         String message = original.getMessage() == null ? "" : ": " + scrub(original.getMessage());
-        IOException copy = new IOException(original.getClass().getName() + message, copy(original.getCause(),
+        IOException copy = new IOException(original.getClass().getName() + message, redact(original.getCause(),
                 depth + 1));
         copy.setStackTrace(original.getStackTrace());
         return copy;
-    }
-
-    private static void addSplit(List<String> parts, String text, String separator) {
-        if (text == null) {
-            return;
-        }
-        parts.add(text);
-        int at = text.indexOf(separator);
-        if (at >= 0) {
-            if (separator.equals(":")) {
-                parts.add(text.substring(0, at));
-            }
-            parts.add(text.substring(at + 1));
-        }
     }
 
     @Override
