@@ -1,9 +1,6 @@
 package dev.egressproxies.kvm.common.image;
 
-/**
- * Whether a published image file is the disk image itself or an archive that holds it as one of its
- * members, like the raw disk inside a {@code .tar.gz} that some clouds publish.
- */
+/** Whether a published image file is the disk image or a tar archive holding it, as some clouds publish. */
 public enum Archive {
     /** The (decompressed) file is the disk image. */
     NONE,

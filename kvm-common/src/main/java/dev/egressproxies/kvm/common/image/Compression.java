@@ -9,10 +9,7 @@ import org.apache.commons.compress.compressors.gzip.GzipCompressorInputStream;
 import org.apache.commons.compress.compressors.xz.XZCompressorInputStream;
 import org.apache.commons.compress.compressors.zstandard.ZstdCompressorInputStream;
 
-/**
- * How a published image file is compressed; the pipeline decompresses it on the fly, so the volume
- * receives the disk image itself.
- */
+/** How a published image file is compressed; the fetch decompresses it on the fly. */
 public enum Compression {
     /** The file is the image (or the tar archive) as it is. */
     NONE("none", "", ".tar"),
@@ -49,11 +46,7 @@ public enum Compression {
         return fileSuffix;
     }
 
-    /**
-     * The compression named {@code text}, in any case.
-     *
-     * @throws IllegalArgumentException for a name that is none of them
-     */
+    /** The compression named {@code text}, in any case; IllegalArgumentException for another name. */
     public static Compression parse(String text) {
         String name = text == null ? "" : text.strip().toLowerCase(Locale.ROOT);
         for (Compression compression : values()) {

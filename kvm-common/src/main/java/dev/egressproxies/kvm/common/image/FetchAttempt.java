@@ -18,9 +18,8 @@ import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One fetch or size probe of an image: its time limits, its requests and how their answers are
- * classified, and its failures, of which the first one recorded is the one reported whatever later
- * failures it causes on its way out (a closed body, an aborted decoder, a consumer that gives up).
+ * One fetch or size probe of an image: its time limits, requests, answers' classification and failures,
+ * of which the first recorded is reported, whatever later failures it causes on its way out.
  */
 final class FetchAttempt {
     /** {@link HttpRequest#timeout} must be positive; this stands in for "no time left". */
@@ -213,16 +212,12 @@ final class FetchAttempt {
         return new ImageFetchException(kind, reason, message, redacted);
     }
 
-    /**
-     * Records {@code failure} unless one was recorded before, and returns an IOException carrying
-     * the recorded one, since decoders and the consumer's reads only pass IOExceptions on.
-     */
+    /** Records {@code failure} unless one was; returns the first in an IOException, all that decoders pass on. */
     IOException fail(ImageFetchException failure) {
         first.compareAndSet(null, failure);
         return new IOException(first.get().getMessage(), first.get());
     }
 
-    /** The first recorded failure, or null. */
     ImageFetchException failure() {
         return first.get();
     }

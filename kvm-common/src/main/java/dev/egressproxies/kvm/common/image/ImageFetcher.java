@@ -15,9 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fetches a published image over HTTP and streams it, decompressed and unpacked, into a consumer (a
- * volume upload), checking the published bytes' length and sha256 on the way: no temporary files,
- * and memory that does not grow with the image.
+ * Streams a published image over HTTP, decompressed and unpacked, into a consumer (a volume upload),
+ * checking its length and sha256 on the way: no temporary files, memory flat in the image's size.
  */
 public final class ImageFetcher {
     /** How long a server may stay silent unless configured: ample for a healthy one, short beside a create. */
@@ -46,10 +45,8 @@ public final class ImageFetcher {
     }
 
     /**
-     * Fetches the image and hands it to {@code consumer}, on the calling thread.
-     *
-     * @throws ImageFetchException when the fetch fails
-     * @throws IllegalStateException when the consumer returned without reading the image to its end
+     * Fetches the image and hands it to {@code consumer} on the calling thread; throws {@link ImageFetchException}
+     * when the fetch fails, {@link IllegalStateException} when the consumer returned before the image's end.
      */
     public FetchResult fetch(ImageSource source, String description, Deadline deadline, ImageConsumer consumer) {
         FetchAttempt attempt = FetchAttempt.transfer(source.url(), deadline, budget, idleLimit);
@@ -75,11 +72,8 @@ public final class ImageFetcher {
     }
 
     /**
-     * The published file's length in bytes, without downloading it: a HEAD request, and a GET whose
-     * body is closed at once when the HEAD answer cannot tell (refused with 405, 501 or 403, or
-     * without a Content-Length). A compressed image becomes larger once decompressed.
-     *
-     * @throws ImageFetchException classified as for a fetch
+     * The published (possibly compressed) file's length, without downloading it: a HEAD request, or a GET
+     * closed at once when HEAD cannot tell; failures are classified as for a fetch.
      */
     public long publishedBytes(ImageSource source, Deadline deadline) {
         FetchAttempt attempt = FetchAttempt.probe(source.url(), deadline, idleLimit);
@@ -144,25 +138,16 @@ public final class ImageFetcher {
         }
     }
 
-    /**
-     * Where a fetch delivers the image: typically a volume upload. It must read the content to its
-     * end (or its announced length), and may throw whatever its own writing throws.
-     */
+    /** Where a fetch delivers the image, typically a volume upload: it reads the content to its end or length. */
     @FunctionalInterface
     public interface ImageConsumer {
-        /**
-         * Writes the image somewhere.
-         *
-         * @throws IOException when the content or the consumer's own writing fails
-         */
+        /** Writes the image somewhere; throws when the content or the consumer's own writing fails. */
         void accept(ImageContent content) throws IOException;
     }
 
     /**
-     * The disk image a fetch hands its consumer: the bytes to write into the volume (decompressed
-     * and unpacked), and their number when it is known before they arrive: for an image published
-     * as it is (the Content-Length) and for a tar member (its header says), not for a compressed
-     * image.
+     * The disk image, decompressed and unpacked, and its length when known before it arrives: for an image
+     * published as it is and for a tar member, not for a compressed image.
      */
     public record ImageContent(InputStream stream, OptionalLong length) {
         /** Checks the parts. */
@@ -177,10 +162,8 @@ public final class ImageFetcher {
     }
 
     /**
-     * The time one image transfer may take, end to end, and how much of it is kept for the upload
-     * to finish or abort after the HTTP body ends: a mirror that stalls mid-image then ends the
-     * upload through its reader (a clean, reported failure), not through what the budget's end
-     * does to the connection the upload runs on.
+     * The time one transfer may take, and how much of it is kept for the upload to end after the HTTP body:
+     * a mirror that stalls then fails the upload through its reader, cleanly, not through its connection.
      */
     public record TransferBudget(Duration transfer, Duration uploadGrace) {
         /** Checks that the grace is shorter than the budget. */

@@ -14,20 +14,14 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Where an image is published and how to turn the published file into a disk image: its http or
- * https URL, the disk format of the image, the file's compression, whether it is a tar archive (and
- * which member is the disk), and the sha256 the published file must have.
+ * Where an image is published (an http or https URL) and how its file becomes a disk image: the disk
+ * format, the compression, the tar member if it is an archive, and the sha256 the file must have.
  */
 public record ImageSource(URI url, DiskFormat format, Compression compression, Archive archive,
                           Optional<String> archiveMember, Optional<String> sha256) {
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
 
-    /**
-     * Checks the source.
-     *
-     * @throws IllegalArgumentException when the URL is not http or https with a host, the sha256 is
-     *     not 64 lowercase hex digits, or a member is named for an image that is no archive.
-     */
+    /** Checks the URL (http or https, with a host), the sha256 (64 lowercase hex digits) and the member. */
     public ImageSource {
         Objects.requireNonNull(url, "url");
         Objects.requireNonNull(format, "format");
@@ -72,11 +66,7 @@ public record ImageSource(URI url, DiskFormat format, Compression compression, A
         }
     }
 
-    /**
-     * The lowercase hex sha256 of what makes this source one sequence of bytes: the whole URL (user
-     * information and query included), the disk format, the compression, the archive and its
-     * member.
-     */
+    /** The lowercase hex sha256 of all that makes this source one sequence of bytes, the whole URL included. */
     public String identitySha256() {
         String identity = "url=" + url + "\nformat=" + format.xmlName() + "\ncompression=" + compression.configName()
                 + "\narchive=" + (archive == Archive.TAR ? "tar" : "none") + "\nmember=" + archiveMember.orElse("")
@@ -90,10 +80,7 @@ public record ImageSource(URI url, DiskFormat format, Compression compression, A
         }
     }
 
-    /**
-     * The first 16 hex digits of {@link #identitySha256()}: what base volume names carry, short
-     * enough for a name and long enough (64 bits) that two sources of one pool never meet.
-     */
+    /** The first 16 hex digits of {@link #identitySha256()}, for base volume names: 64 bits never collide in a pool. */
     public String identityTag() {
         return identitySha256().substring(0, 16);
     }
@@ -116,10 +103,7 @@ public record ImageSource(URI url, DiskFormat format, Compression compression, A
                 + (sha256.isPresent() ? ", sha256 " + sha256.get() : "") + "]";
     }
 
-    /**
-     * Builds an {@link ImageSource}. Without declarations the format is qcow2, and compression and
-     * archive are what the URL's path suffix implies; naming a member implies a tar archive.
-     */
+    /** Builds a source: qcow2 unless declared, compression and archive as the URL's path suffix implies. */
     public static final class Builder {
         private final URI url;
         private DiskFormat format = DiskFormat.QCOW2;
@@ -162,11 +146,7 @@ public record ImageSource(URI url, DiskFormat format, Compression compression, A
             return this;
         }
 
-        /**
-         * The source.
-         *
-         * @throws IllegalArgumentException as {@link ImageSource#ImageSource} says
-         */
+        /** The source, checked as {@link ImageSource#ImageSource} says. */
         public ImageSource build() {
             String name = url.getPath() == null ? "" : url.getPath().toLowerCase(Locale.ROOT);
             // Tar suffixes first: a .tar.gz also ends in .gz.

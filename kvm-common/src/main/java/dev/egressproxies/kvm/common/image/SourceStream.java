@@ -31,9 +31,8 @@ final class SourceStream extends InputStream implements HttpResponse.BodySubscri
     private static final List<ByteBuffer> END = Collections.unmodifiableList(new ArrayList<>(0));
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     /**
-     * How far the client may read ahead of the reader, so it goes on reading while the reader hashes
-     * and uploads (handing over at every buffer held uploads to a fraction of the link). Bounded,
-     * since what waits here is copied at each young garbage collection.
+     * How far the client reads ahead while the reader hashes and uploads (a hand-off per buffer held uploads
+     * to a fraction of the link); bounded, since what waits is copied at each young collection.
      */
     private static final int BYTES_AHEAD = 4 * 1024 * 1024;
     /** The client's read buffer (its default, unless set); each list it delivers holds at most three. */
@@ -59,11 +58,7 @@ final class SourceStream extends InputStream implements HttpResponse.BodySubscri
         this.idleLimitNanos = idleLimit.toNanos();
     }
 
-    /**
-     * Starts the transfer of the {@code announced} bytes, before the first read: reads report to
-     * {@code shown} and fail as {@code fetch}'s failures, and once its time is up, that is recorded
-     * and the body closed, which ends a read blocked on it.
-     */
+    /** Before the first read: reads report to {@code shown}, and the body closes when {@code fetch}'s time is up. */
     void watch(FetchAttempt fetch, long announced, ProgressReporter.Progress shown) {
         this.attempt = fetch;
         this.length = announced;

@@ -31,11 +31,7 @@ final class UnpackedStream extends InputStream {
     private volatile long count;
     private volatile boolean finished;
 
-    /**
-     * Opens the image of {@code published}, reading as far as the decoder's header and, for an
-     * archive, the member's header; throws why it cannot (the published bytes failed, or they are
-     * not what the source declares).
-     */
+    /** Opens the image, reading the decoder's header and any archive member's; fails as the attempt's failure. */
     @SuppressWarnings("resource") // The archive is closed with the HTTP body it reads from, by the fetcher.
     UnpackedStream(ImageSource source, VerifyingStream published, FetchAttempt attempt) throws IOException {
         this.published = published;
@@ -101,12 +97,10 @@ final class UnpackedStream extends InputStream {
         return read;
     }
 
-    /** The image's length, when known before it arrives. */
     OptionalLong length() {
         return length;
     }
 
-    /** How many image bytes were delivered. */
     long count() {
         return count;
     }
@@ -139,11 +133,7 @@ final class UnpackedStream extends InputStream {
         finished = true;
     }
 
-    /**
-     * The failure for a foreign exception below: the attempt's recorded one when there is one (a
-     * closed body or a short read shows up in a decoder as whatever it makes of it), else the file
-     * is not what the source declares.
-     */
+    /** A decoder reports a closed or short body as whatever it makes of it: a recorded failure comes first. */
     private IOException notAsDeclared(Throwable foreign) throws IOException {
         attempt.throwIfFailed();
         return attempt.fail(attempt.permanent(Reason.CONTENT_INVALID, "the image from " + attempt.url() + " is not "

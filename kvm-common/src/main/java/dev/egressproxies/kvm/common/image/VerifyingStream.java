@@ -74,7 +74,6 @@ final class VerifyingStream extends InputStream {
         return read;
     }
 
-    /** How many published bytes arrived so far. */
     long count() {
         return bounded.getCount();
     }
