@@ -12,33 +12,31 @@ import org.apache.commons.compress.compressors.zstandard.ZstdCompressorInputStre
 /** How a published image file is compressed; the fetch decompresses it on the fly. */
 public enum Compression {
     /** The file is the image (or the tar archive) as it is. */
-    NONE("none", "", ".tar"),
+    NONE("", ".tar"),
     /** xz (LZMA2), the usual compression of published cloud and appliance images. */
-    XZ("xz", ".xz", ".tar.xz", ".txz"),
+    XZ(".xz", ".tar.xz", ".txz"),
     /** gzip (DEFLATE); concatenated members, as pigz writes them, are read as one stream. */
-    GZIP("gzip", ".gz", ".tar.gz", ".tgz"),
+    GZIP(".gz", ".tar.gz", ".tgz"),
     /** bzip2; concatenated streams, as pbzip2 writes them, are read as one stream. */
-    BZIP2("bzip2", ".bz2", ".tar.bz2", ".tbz2", ".tbz"),
+    BZIP2(".bz2", ".tar.bz2", ".tbz2", ".tbz"),
     /** Zstandard; several frames are read as one stream. */
-    ZSTD("zstd", ".zst", ".tar.zst", ".tzst");
+    ZSTD(".zst", ".tar.zst", ".tzst");
 
     /** Fits every xz preset (-9e needs 65 MiB); a file that asks for more is refused rather than exhaust the heap. */
     private static final int XZ_MEMORY_LIMIT_KIB = 128 * 1024;
 
-    private final String configName;
     private final String fileSuffix;
     /** The suffixes that imply a tar archive compressed this way. */
     final List<String> tarSuffixes;
 
-    Compression(String configName, String fileSuffix, String... tarSuffixes) {
-        this.configName = configName;
+    Compression(String fileSuffix, String... tarSuffixes) {
         this.fileSuffix = fileSuffix;
         this.tarSuffixes = List.of(tarSuffixes);
     }
 
     /** The name a configuration uses for it: {@code none}, {@code xz}, {@code gzip}, {@code bzip2} or {@code zstd}. */
     public String configName() {
-        return configName;
+        return name().toLowerCase(Locale.ROOT);
     }
 
     /** The file name suffix that implies it, such as {@code .xz}; empty for {@link #NONE}. */
@@ -50,7 +48,7 @@ public enum Compression {
     public static Compression parse(String text) {
         String name = text == null ? "" : text.strip().toLowerCase(Locale.ROOT);
         for (Compression compression : values()) {
-            if (compression.configName.equals(name)) {
+            if (compression.configName().equals(name)) {
                 return compression;
             }
         }

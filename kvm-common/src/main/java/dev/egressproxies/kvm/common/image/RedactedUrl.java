@@ -71,19 +71,9 @@ public final class RedactedUrl {
         return new RedactedUrl(url, parts);
     }
 
-    /** The scheme, lowercase ({@code http} or {@code https}). */
-    public String scheme() {
-        return scheme;
-    }
-
     /** The host, lowercase; an IPv6 address keeps its brackets. */
     public String host() {
         return host;
-    }
-
-    /** The port given in the URL, or {@code -1} when it names none. */
-    public int port() {
-        return port;
     }
 
     /** {@code text} with every secret part of the URL blanked out; null stays null. */

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.regex.Pattern;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 
@@ -19,6 +20,7 @@ final class UnpackedStream extends InputStream {
     /** How many names, and how much of each, a message shows: a huge archive must not make a huge message. */
     private static final int NAMES_SHOWN = 10;
     private static final int NAME_CHARACTERS_SHOWN = 100;
+    private static final Pattern LEADING_DOTS_AND_SLASHES = Pattern.compile("^(\\./|/)+");
 
     private final VerifyingStream published;
     private final FetchAttempt attempt;
@@ -180,11 +182,7 @@ final class UnpackedStream extends InputStream {
     }
 
     private static String normalized(String name) {
-        String stripped = name;
-        while (stripped.startsWith("./") || stripped.startsWith("/")) {
-            stripped = stripped.substring(stripped.startsWith("./") ? 2 : 1);
-        }
-        return stripped;
+        return LEADING_DOTS_AND_SLASHES.matcher(name).replaceFirst("");
     }
 
     private static void remember(List<String> names, TarArchiveEntry entry) {
