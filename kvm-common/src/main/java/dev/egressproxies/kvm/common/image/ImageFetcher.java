@@ -61,12 +61,12 @@ public final class ImageFetcher {
                         length);
                 FetchResult result = transfer(source, description, attempt, body, length, consumer);
                 LOG.debug("{}: fetched {} bytes from {} ({} as image) in {} ms", description, result.publishedBytes(),
-                        attempt.url(), result.decompressedBytes(), millisSince(started));
+                        attempt.url(), result.decompressedBytes(), (System.nanoTime() - started) / 1_000_000);
                 return result;
             }
         } catch (ImageFetchException failure) {
-            LOG.debug("{}: fetch from {} failed after {} ms: {}", description, attempt.url(), millisSince(started),
-                    failure.getMessage());
+            LOG.debug("{}: fetch from {} failed after {} ms: {}", description, attempt.url(),
+                    (System.nanoTime() - started) / 1_000_000, failure.getMessage());
             throw failure;
         }
     }
@@ -97,10 +97,6 @@ public final class ImageFetcher {
             LOG.debug("size of the image at {}: failed: {}", attempt.url(), failure.getMessage());
             throw failure;
         }
-    }
-
-    private static long millisSince(long startNanos) {
-        return (System.nanoTime() - startNanos) / 1_000_000;
     }
 
     private FetchResult transfer(ImageSource source, String description, FetchAttempt attempt, SourceStream body,
@@ -145,10 +141,7 @@ public final class ImageFetcher {
         void accept(ImageContent content) throws IOException;
     }
 
-    /**
-     * The disk image, decompressed and unpacked, and its length when known before it arrives: for an image
-     * published as it is and for a tar member, not for a compressed image.
-     */
+    /** The disk image, decompressed and unpacked, and its length when known in advance (uncompressed, tar member). */
     public record ImageContent(InputStream stream, OptionalLong length) {
         /** Checks the parts. */
         public ImageContent {

@@ -33,11 +33,7 @@ public final class RedactedUrl {
                 .sorted(Comparator.comparingInt(String::length).reversed()).toList();
     }
 
-    /**
-     * The redacted form of {@code url}.
-     *
-     * @throws IllegalArgumentException when the URL has no scheme or host
-     */
+    /** The redacted form of {@code url}; IllegalArgumentException when it has no scheme or host. */
     public static RedactedUrl of(URI url) {
         if (url.getScheme() == null || url.getHost() == null) {
             throw new IllegalArgumentException("the URL has no scheme or no host");

@@ -22,18 +22,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * An image's HTTP response body as an {@link InputStream}: counts the bytes and reports progress,
- * fails a read when the server stays silent for the idle limit, and, once {@link #watch watched},
- * closes itself when the fetch's time is up.
+ * An image's HTTP response body as an {@link InputStream}: counts and reports the bytes, fails a read
+ * when the server stays silent for the idle limit, and closes itself when the fetch's time is up.
  */
 final class SourceStream extends InputStream implements HttpResponse.BodySubscriber<SourceStream> {
     /** The end of the body (or of waiting for it); compared by identity. */
     private static final List<ByteBuffer> END = Collections.unmodifiableList(new ArrayList<>(0));
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
-    /**
-     * How far the client reads ahead while the reader hashes and uploads (a hand-off per buffer held uploads
-     * to a fraction of the link); bounded, since what waits is copied at each young collection.
-     */
+    // How far the client reads ahead while the reader hashes and uploads (a hand-off per buffer held uploads
+    // to a fraction of the link); bounded, since what waits is copied at each young collection.
     private static final int BYTES_AHEAD = 4 * 1024 * 1024;
     /** The client's read buffer (its default, unless set); each list it delivers holds at most three. */
     private static final int CLIENT_BUFFER_BYTES = Integer.getInteger("jdk.httpclient.bufsize", 16 * 1024);
