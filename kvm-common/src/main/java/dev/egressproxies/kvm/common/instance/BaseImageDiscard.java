@@ -4,19 +4,13 @@ import dev.egressproxies.api.Deadline;
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.host.HostCall;
-import dev.egressproxies.kvm.common.instance.HostPool;
-import dev.egressproxies.kvm.common.instance.Pools;
-import dev.egressproxies.kvm.common.instance.Volumes;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/**
- * The removal of a base volume a failed fetch left, over the pooled connection, in a host call of
- * its own.
- */
+/** The removal of a base volume a failed fetch left, in a host call of its own over the pooled connection. */
 public final class BaseImageDiscard {
     private static final Logger LOG = LoggerFactory.getLogger(BaseImageDiscard.class);
     /** How long past the caller's deadline the removal may take. */
@@ -43,7 +37,8 @@ public final class BaseImageDiscard {
     /** Removes {@code volume} from the host's pool if it is there, best effort. */
     public void discard(HostSettings host, String volume, Call call, RuntimeException failure) {
         try {
-            cleanUp(host, call, libvirt -> Volumes.deleteIfPresent(libvirt, Pools.require(libvirt, host, call), volume));
+            cleanUp(host, call,
+                    libvirt -> Volumes.deleteIfPresent(libvirt, Pools.require(libvirt, host, call), volume));
         } catch (RuntimeException cleanup) {
             LOG.info("could not remove the incomplete base image volume {} on host {} now; the next fetch removes it:"
                     + " {}", volume, host.name(), cleanup.toString());
@@ -51,10 +46,7 @@ public final class BaseImageDiscard {
         }
     }
 
-    /**
-     * Runs clean-up {@code work} in a host call of its own, without the caller's cancellation and
-     * under the short deadline this class describes; throws what the work or the host call throws.
-     */
+    /** Runs clean-up {@code work} in a host call of its own, ignoring the caller's interrupt, until {@link #GRACE}. */
     public <T> T cleanUp(HostSettings host, Call call, HostCall<T> work) {
         boolean interrupted = Thread.interrupted();
         try {

@@ -8,36 +8,18 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import java.util.List;
 import java.util.Optional;
 
-/**
- * What a KVM backend plugs into the {@link InstanceEngine}: which images placements may name, and
- * how an image's base volume comes to be present and complete in a host's storage pool, so that
- * overlays can be backed by it.
- *
- * @param <I> the backend's resolved image
- */
+/** What a KVM backend plugs into the {@link InstanceEngine}: its images and how their base volumes get cached. */
 public interface BaseImageStrategy<I extends ImageChoice> {
 
-    /**
-     * The image {@code placement.image} names for a VM on {@code host}.
-     *
-     * @throws dev.egressproxies.api.ProviderException PERMANENT when the image is unknown, naming
-     *     the valid values and the setting to change
-     */
+    /** The image {@code placement.image} names for {@code host}; PERMANENT, naming the valid ones, if unknown. */
     I resolve(String image, HostSettings host, Call call);
 
-    /**
-     * The path of the image's base volume when the pool holds it complete and usable, looked up
-     * within the create's first host call.
-     */
+    /** The path of the base volume when the pool holds it complete, within the create's first host call. */
     Optional<String> cachedPath(LibvirtHost libvirt, StoragePool pool, HostSettings host, I image, Call call);
 
     /**
-     * Makes the image's base volume present and complete in the host's pool and returns its path:
-     * clears what an interrupted earlier attempt left and downloads the image, unless a concurrent
-     * create did so meanwhile.
-     *
-     * @throws dev.egressproxies.api.ProviderException classified by the contract; TRANSIENT within
-     *     a second when the call's deadline passes
+     * Makes the base volume complete in the host's pool (clearing an interrupted attempt's debris)
+     * and returns its path; TRANSIENT within a second of the call's deadline.
      */
     String ensure(HostSettings host, I image, Call call);
 
@@ -47,9 +29,6 @@ public interface BaseImageStrategy<I extends ImageChoice> {
     /** The preflight checks of the configured images, after the engine's host checks. */
     List<PreflightCheck> preflight(Call call);
 
-    /**
-     * The completeness marker of {@code volume} when it is a base volume this entry may report (its
-     * own, any entry's where entries share bases, or one named by an earlier version).
-     */
+    /** The completeness marker of {@code volume} when it is a base volume this entry may report. */
     Optional<String> markerOfBase(String volume);
 }

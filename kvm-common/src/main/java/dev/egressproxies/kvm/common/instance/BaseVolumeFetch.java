@@ -16,33 +16,23 @@ import dev.egressproxies.kvm.common.xml.VolumeXml;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 
-/**
- * The fetch of an image into a new base volume over one libvirt connection, as both KVM backends
- * cache their base images: {@link ImageFetcher} streams the image, and once the server's answer
- * proved usable, the base volume is created and the image uploaded into it.
- */
+/** The fetch of an image into a new base volume, created only once the server's answer proved usable. */
 public final class BaseVolumeFetch {
     private final ImageFetcher fetcher;
 
-    /** Fetches with {@code fetcher}. */
     public BaseVolumeFetch(ImageFetcher fetcher) {
         this.fetcher = Objects.requireNonNull(fetcher, "fetcher");
     }
 
     /**
-     * Fetches {@code source} into the new base volume {@code volume} of {@code pool}.
-     *
-     * @throws dev.egressproxies.kvm.common.image.ImageFetchException when the fetch fails
-     * @throws dev.egressproxies.api.ProviderException TRANSIENT when the volume exists already
-     *     (another process is fetching it) or the upload's source failed
-     * @throws LibvirtException when libvirt refuses the volume or the upload
+     * Fetches {@code source} into the new base volume {@code volume}; ImageFetchException when the
+     * fetch fails, TRANSIENT when the volume exists (another process fetches it) or the stream failed.
      */
     public FetchResult fetch(LibvirtHost libvirt, StoragePool pool, HostSettings host, String volume,
                              ImageSource source, String description, Call call,
                              AtomicReference<StorageVolume> created) {
         return fetcher.fetch(source, description, call.deadline(), content -> {
-            // Of unknown length, the volume starts at one byte and grows with the data, so the file
-            // holds exactly the image (kvm-common's uploadVolumeUntilEnd).
+            // Of unknown length, the volume starts at one byte and grows with the upload to exactly the image.
             StorageVolume base = create(libvirt, pool, host, volume, content.length().orElse(1), call);
             created.set(base);
             write(libvirt, base, content, call);
@@ -68,7 +58,8 @@ public final class BaseVolumeFetch {
         String step = "uploading base image volume " + base.name();
         try {
             if (content.length().isPresent()) {
-                LibvirtSteps.run(step, () -> libvirt.uploadVolume(base, content.stream(), content.length().getAsLong()));
+                LibvirtSteps.run(step,
+                        () -> libvirt.uploadVolume(base, content.stream(), content.length().getAsLong()));
             } else {
                 LibvirtSteps.run(step, () -> libvirt.uploadVolumeUntilEnd(base, content.stream()));
             }

@@ -12,10 +12,7 @@ import dev.egressproxies.kvm.common.host.HostDialer;
 import java.util.Objects;
 import java.util.Optional;
 
-/**
- * The plugin entry point of a KVM backend: its type, its configuration record {@code C}, and the
- * provider {@code P} it builds for an entry without network I/O (keys are read at the first dial).
- */
+/** The plugin entry point of a KVM backend, building its provider {@code P} of an entry without network I/O. */
 public abstract class EngineFactory<C, P extends InstanceEngine<?>> implements ProviderFactory<C> {
     private final String type;
     private final Class<C> configType;
@@ -24,9 +21,8 @@ public abstract class EngineFactory<C, P extends InstanceEngine<?>> implements P
     private final boolean entriesShareHosts;
 
     /**
-     * A factory of {@code type}, whose entries need at least {@code requiredSettings} (for the
-     * error). {@code entriesShareHosts}: a second entry on the same hosts leaves nothing behind
-     * once its instances are deleted, so conformance runs may build one.
+     * {@code requiredSettings} names what an entry needs at least; {@code entriesShareHosts}: a second
+     * entry on the same hosts leaves nothing behind, so conformance runs may build one.
      */
     protected EngineFactory(String type, Class<C> configType, String requiredSettings, boolean entriesShareHosts,
                             Builder<C, P> builder) {
@@ -37,16 +33,12 @@ public abstract class EngineFactory<C, P extends InstanceEngine<?>> implements P
         this.builder = Objects.requireNonNull(builder, "builder");
     }
 
-    /**
-     * Where a backend's providers get the dialer of an entry's hosts: SSH in production, fakes or
-     * the local socket in tests. Does no network I/O; hosts are dialled on first use.
-     */
+    /** Where providers get the dialer of an entry's hosts (SSH, or fakes in tests); no network I/O. */
     @FunctionalInterface
     public interface Dialers<C> {
         HostDialer dialer(String entryName, C config, ProviderContext context);
     }
 
-    /** How a backend builds the provider of an entry whose configuration is present. */
     @FunctionalInterface
     protected interface Builder<C, P> {
         P build(String entryName, C config, ProviderContext context);

@@ -9,17 +9,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
-/**
- * What the {@link InstanceEngine} needs of a KVM entry's configuration: its name, hosts (in order;
- * their names are the zones), machine types, each overlay's size in GiB and the seeds' vendor-data.
- */
+/** A KVM entry's configuration as the {@link InstanceEngine} uses it; the hosts' names are the zones. */
 public record EntrySettings(String entry, List<HostSettings> hosts, Map<String, MachineSize> machineTypes,
                             int diskSizeGb, String vendorData) {
 
     /** Volume names rely on it: no '+', nothing a file name cannot hold. */
     private static final Pattern ENTRY_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
 
-    /** Copies the collections, keeping their order; refuses an entry name that cannot name volumes. */
     public EntrySettings {
         if (!ENTRY_NAME.matcher(entry).matches()) {
             throw new IllegalArgumentException("provider entry name '" + entry + "' cannot name volumes: use 1 to 63"
@@ -34,7 +30,7 @@ public record EntrySettings(String entry, List<HostSettings> hosts, Map<String, 
         return hosts.stream().filter(host -> host.name().equals(name)).findFirst();
     }
 
-    /** The configured host names, for messages. */
+    /** For messages. */
     public List<String> hostNames() {
         return hosts.stream().map(HostSettings::name).toList();
     }

@@ -6,15 +6,10 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
-/**
- * The content of a fetch lease volume: a random token, the {@link LeaseHolder} and the instant the
- * lease expires, as {@code key=value} lines of ASCII, a few hundred bytes.
- */
+/** The content of a fetch lease volume: token, holder and expiry as {@code key=value} lines of ASCII. */
 public record FetchLease(String token, LeaseHolder holder, Instant expires) {
-    /** The most read back from a lease volume. */
     static final int READ_CAP = 1024;
 
-    /** The lease as the bytes the volume holds. */
     public byte[] bytes() {
         return ("token=" + token + "\nmachine=" + holder.machine() + "\nboot-id=" + holder.bootId() + "\npid="
                 + holder.pid() + "\nstarted=" + holder.started() + "\nexpires=" + expires.toEpochMilli() + "\n")

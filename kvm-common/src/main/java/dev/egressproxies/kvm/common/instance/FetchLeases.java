@@ -24,17 +24,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The fetch lease of a base volume: a lock across processes and machines, held in the host's pool
- * itself, that says which process may create, fill and mark the base, and delete a base without
- * marker.
+ * The fetch lease of a base volume: a lock across processes and machines, held in the host's pool,
+ * on creating, filling and marking the base, and on deleting a base without marker.
  */
 public final class FetchLeases {
     /** How long past the holder's deadline its lease lasts. */
     public static final Duration MARGIN = Duration.ofMinutes(2);
     /** How long a lease volume may stay without content before it counts as left by a crash. */
     public static final Duration UNWRITTEN_GRACE = Duration.ofSeconds(2);
-
-    /** The capacity of a lease volume: the lease's text and then some. */
+    /** The lease's text and then some. */
     public static final int VOLUME_BYTES = FetchLease.READ_CAP;
 
     private static final Logger LOG = LoggerFactory.getLogger(FetchLeases.class);
@@ -44,27 +42,24 @@ public final class FetchLeases {
     private final BaseImageDiscard cleanup;
     private final LeaseHolder self;
     private final Clock clock;
-    /** Tokens of leases this instance took and has not seen removed: found again, they are its own leftovers. */
+    /** Leases this instance took and has not seen removed: found again, they are its own leftovers. */
     private final Set<String> taken = ConcurrentHashMap.newKeySet();
     /** One fetch per base and host in this process; the lease makes it one across processes. */
     private final KeyedLocks fetches = new KeyedLocks();
 
-    /** Leases held by this process, released through {@code cleanup}'s best-effort host calls. */
+    /** Leases of this process, released through {@code cleanup}'s best-effort host calls. */
     public FetchLeases(BaseImageDiscard cleanup) {
         this(cleanup, LeaseHolder.current(), Clock.systemUTC());
     }
 
-    /** Leases held by {@code self}, timed by {@code clock}; for tests that simulate several processes. */
+    /** For tests that simulate several processes. */
     public FetchLeases(BaseImageDiscard cleanup, LeaseHolder self, Clock clock) {
         this.cleanup = Objects.requireNonNull(cleanup, "cleanup");
         this.self = Objects.requireNonNull(self, "self");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
-    /**
-     * Runs {@code work} as this process's only fetch of base volume {@code base} to {@code host},
-     * waiting for another thread's first (naming it {@code what} while waiting).
-     */
+    /** Runs {@code work} as this process's only fetch of {@code base} to {@code host}; releases its lease. */
     public <T> T exclusively(HostSettings host, String base, Call call, String what,
                              Function<AtomicReference<Held>, T> work) {
         return fetches.withLock(host.name() + "/" + base, call, what, () -> {
@@ -79,26 +74,22 @@ public final class FetchLeases {
         });
     }
 
-    /** The lease volume of base volume {@code base}: {@code BASE.lease}. */
+    /** {@code BASE.lease}. */
     public static String volumeName(String base) {
         return base + ".lease";
     }
 
-    /**
-     * Takes the lease of {@code base} within a host call, taking over a stale one.
-     *
-     * @throws dev.egressproxies.api.ProviderException TRANSIENT when a live process elsewhere holds
-     *     it
-     */
+    /** Takes the lease of {@code base} within a host call, taking over a stale one; TRANSIENT when it is live. */
     public Held acquire(LibvirtHost libvirt, StoragePool pool, HostSettings host, String base, String what,
                         Call call) {
         String name = volumeName(base);
         FetchLease lease = new FetchLease(HexFormat.of().formatHex(randomBytes()), self,
                 clock.instant().plus(call.deadline().remaining()).plus(MARGIN).truncatedTo(ChronoUnit.MILLIS));
         for (int attempt = 0; attempt < CONTESTED_ATTEMPTS; attempt++) {
-            Optional<StorageVolume> created = create(libvirt, pool, name);
+            Optional<StorageVolume> created = Volumes.createUnlessExists(libvirt, pool,
+                    VolumeXml.raw(name, VOLUME_BYTES), "creating fetch lease volume " + name);
             if (created.isPresent()) {
-                write(libvirt, created.get(), lease);
+                Volumes.fill(libvirt, created.get(), lease.bytes(), "writing fetch lease volume " + name);
                 taken.add(lease.token());
                 return new Held(host, base, lease);
             }
@@ -110,9 +101,8 @@ public final class FetchLeases {
     }
 
     /**
-     * Removes the lease of {@code base} when it is stale, within a host call of a create that found
-     * the base complete: a holder killed after writing the marker and before removing its lease
-     * leaves one that no later fetch would take over, since no fetch comes.
+     * Removes the stale lease of a base found complete: a holder killed between marker and release
+     * leaves one that no fetch would take over, since no fetch comes.
      */
     public void removeStale(LibvirtHost libvirt, StoragePool pool, HostSettings host, String base) {
         String name = volumeName(base);
@@ -122,22 +112,15 @@ public final class FetchLeases {
         }
         Optional<String> stale = found.get().lease().flatMap(this::staleness);
         if (stale.isEmpty()) {
-            // Unwritten or live: a process is taking or holding it right now, or died writing it; a fetch takes it over.
+            // Unwritten or live: being taken, held, or its writer died; a fetch takes it over.
             return;
         }
         LOG.info("removing the stale fetch lease {} on host {} of {}, whose base is complete: {}", name, host.name(),
                 found.get().lease().get().holder().describe(), stale.get());
-        Optional<Content> current = read(libvirt, pool, name);
-        if (current.isPresent() && Arrays.equals(current.get().bytes(), found.get().bytes())) {
-            Volumes.delete(libvirt, current.get().volume());
-            taken.remove(found.get().lease().get().token());
-        }
+        deleteIfUnchanged(libvirt, pool, name, found.get());
     }
 
-    /**
-     * Why {@code lease} is stale, seen from this process: it expired, its holder on this machine is
-     * gone, or this process took it and could not remove it.
-     */
+    /** Why {@code lease} is stale, seen from this process, if it is. */
     Optional<String> staleness(FetchLease lease) {
         if (!clock.instant().isBefore(lease.expires())) {
             return Optional.of("it expired at " + lease.expires());
@@ -162,22 +145,6 @@ public final class FetchLeases {
         return token;
     }
 
-    private static Optional<StorageVolume> create(LibvirtHost libvirt, StoragePool pool, String name) {
-        try {
-            return Optional.of(LibvirtSteps.step("creating fetch lease volume " + name,
-                    () -> libvirt.createVolume(pool, VolumeXml.raw(name, VOLUME_BYTES))));
-        } catch (LibvirtException exists) {
-            if (exists.is(LibvirtErrorCode.STORAGE_VOLUME_EXISTS)) {
-                return Optional.empty();
-            }
-            throw exists;
-        }
-    }
-
-    private static void write(LibvirtHost libvirt, StorageVolume volume, FetchLease lease) {
-        Volumes.fill(libvirt, volume, lease.bytes(), "writing fetch lease volume " + volume.name());
-    }
-
     /** Deletes the existing lease when it is stale; throws TRANSIENT when it is live. */
     private void takeOverIfStale(LibvirtHost libvirt, StoragePool pool, HostSettings host, String name, String what,
                                  Call call) {
@@ -189,7 +156,11 @@ public final class FetchLeases {
         if (content.lease().isEmpty()) {
             Duration wait = UNWRITTEN_GRACE.compareTo(call.deadline().remaining()) < 0
                     ? UNWRITTEN_GRACE : call.deadline().remaining();
-            sleep(wait, call);
+            try {
+                Thread.sleep(wait.toMillis());
+            } catch (InterruptedException interrupted) {
+                throw call.interrupted(interrupted);
+            }
             Optional<Content> again = read(libvirt, pool, name);
             if (again.isEmpty() || again.get().lease().isPresent()) {
                 return;
@@ -212,19 +183,15 @@ public final class FetchLeases {
             LOG.info("taking over the stale fetch lease {} on host {} of {}: {}", name, host.name(),
                     lease.holder().describe(), stale.get());
         }
-        // Read again just before the delete, so a lease someone took over meanwhile stays.
-        Optional<Content> current = read(libvirt, pool, name);
-        if (current.isPresent() && Arrays.equals(current.get().bytes(), content.bytes())) {
-            Volumes.delete(libvirt, current.get().volume());
-            content.lease().ifPresent(removed -> taken.remove(removed.token()));
-        }
+        deleteIfUnchanged(libvirt, pool, name, content);
     }
 
-    private static void sleep(Duration wait, Call call) {
-        try {
-            Thread.sleep(wait.toMillis());
-        } catch (InterruptedException interrupted) {
-            throw call.interrupted(interrupted);
+    /** Reads again just before the delete, so a lease someone took over meanwhile stays. */
+    private void deleteIfUnchanged(LibvirtHost libvirt, StoragePool pool, String name, Content found) {
+        Optional<Content> current = read(libvirt, pool, name);
+        if (current.isPresent() && Arrays.equals(current.get().bytes(), found.bytes())) {
+            Volumes.delete(libvirt, current.get().volume());
+            found.lease().ifPresent(removed -> taken.remove(removed.token()));
         }
     }
 
@@ -269,10 +236,8 @@ public final class FetchLeases {
         }
 
         /**
-         * Checks, within a host call, that the pool still holds this lease, just before the marker.
-         *
-         * @throws dev.egressproxies.api.ProviderException TRANSIENT when another process took it
-         *     over; {@link #lost()} is true from then on, and the caller must delete nothing
+         * Checks, within a host call just before the marker, that the pool still holds this lease;
+         * TRANSIENT when another took it over, and {@link #lost()} from then on: delete nothing.
          */
         public void requireHeld(LibvirtHost libvirt, StoragePool pool, Call call) {
             Optional<FetchLease> current = read(libvirt, pool, volumeName(base)).flatMap(Content::lease);
@@ -286,7 +251,7 @@ public final class FetchLeases {
                     + "), so it wrote no marker and left the base to the lease's holder; retry", null);
         }
 
-        /** Whether {@link #requireHeld} found the lease taken over; the base is then not this create's to delete. */
+        /** Whether {@link #requireHeld} found the lease taken over: the base is not this create's to delete. */
         public boolean lost() {
             return lost;
         }

@@ -27,20 +27,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/**
- * The connections of one provider entry to its hosts: one link per host, dialled lazily through a
- * {@link HostDialer}, cached, and redialled once it is no longer alive.
- */
+/** One provider entry's links to its hosts: dialled lazily, cached, and redialled once no longer alive. */
 public final class HostPool implements AutoCloseable {
-    /** How long a dial may take when none is given: the usual SSH handshake limit. */
+    /** The usual SSH handshake limit. */
     public static final Duration DEFAULT_DIAL_TIMEOUT = Duration.ofSeconds(30);
     private static final Logger LOG = LoggerFactory.getLogger(HostPool.class);
-    /**
-     * How long past the deadline the pool waits before cutting the link: work that watches the same
-     * deadline (an image download) reports it in its own words, naming what was slow.
-     */
+    /** Grace before cutting the link, so work watching the same deadline reports what was slow itself. */
     private static final long SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    /** How long {@link #close} waits for the links' graceful closes. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(1);
 
     private final HostDialer dialer;
@@ -50,10 +43,7 @@ public final class HostPool implements AutoCloseable {
     private final ConcurrentMap<HostEndpoint, Slot> slots = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    /**
-     * A pool whose links {@code dialer} makes, each dial given {@code dialTimeout}, and whose calls
-     * end at the caller's deadline or, when present and earlier, after {@code budget}.
-     */
+    /** Calls end at the caller's deadline or, when present and earlier, after {@code budget}. */
     public HostPool(HostDialer dialer, Duration dialTimeout, Optional<Duration> budget) {
         this.dialer = Objects.requireNonNull(dialer, "dialer");
         this.dialTimeout = Objects.requireNonNull(dialTimeout, "dialTimeout");
@@ -61,8 +51,7 @@ public final class HostPool implements AutoCloseable {
         if (dialTimeout.isNegative() || dialTimeout.isZero()) {
             throw new IllegalArgumentException("dial timeout " + dialTimeout + " must be positive");
         }
-        // A thread cut off by its deadline stays in the native call until it returns, so new work
-        // never queues behind it: a new daemon thread whenever none is idle.
+        // A thread cut off by its deadline stays in the native call, so new work gets a new thread, never a queue.
         AtomicInteger count = new AtomicInteger();
         this.workers = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 work -> {
@@ -78,12 +67,8 @@ public final class HostPool implements AutoCloseable {
     }
 
     /**
-     * Runs {@code work} on the host's libvirt and returns what it returns.
-     *
-     * @throws ProviderException for every failure: the work's own, a libvirt error classified by
-     *     its code, an unreachable or misconfigured host, a passed deadline, an interrupt (the flag is
-     *     set again)
-     * @throws IllegalStateException when the pool was closed
+     * Runs {@code work} on the host's libvirt and returns what it returns; every failure is a
+     * {@link ProviderException} (an interrupt's flag is set again), IllegalStateException once closed.
      */
     public <T> T call(HostSettings host, Call call, HostCall<T> work) {
         Objects.requireNonNull(work, "work");
@@ -126,37 +111,21 @@ public final class HostPool implements AutoCloseable {
     }
 
     /**
-     * Starts dialling {@code host} on a worker thread unless a link is cached or being dialled, and
-     * returns at once; the next {@link #call} waits for that dial. A dial that fails ahead is made
-     * again by the next call, which reports its own failure.
-     *
-     * @throws IllegalStateException when the pool was closed
+     * Starts dialling {@code host} unless a link is cached or being dialled, without waiting; the
+     * next {@link #call} waits for that dial, or makes it again and reports its failure.
      */
     public void dialAhead(HostSettings host, Call call) {
-        if (closed) {
-            throw closedError();
-        }
-        slots.computeIfAbsent(host.endpoint(), Slot::new).dialAhead(call);
+        openSlot(host).dialAhead(call);
     }
 
-    /**
-     * How the link to {@code host} reaches its daemon (dialling it when none is cached), for
-     * {@code check}; empty when the dialer has nothing to say.
-     *
-     * @throws ProviderException as {@link #call} does when the host cannot be reached
-     */
+    /** How the link to {@code host} reaches its daemon, for {@code check}; empty when the dialer does not say. */
     public String route(HostSettings host, Call call) {
-        if (closed) {
-            throw closedError();
-        }
-        return slots.computeIfAbsent(host.endpoint(), Slot::new).acquire(host, call, call).route();
+        return openSlot(host).acquire(host, call, call).route();
     }
 
     /**
-     * Closes every cached link (gracefully, on worker threads) and refuses calls from now on; calls
-     * in flight run to their end or deadline. Waits up to {@link #CLOSE_WAIT} for the workers: a
-     * process exiting right after must not find a thread inside libvirt or the SSH client, or the
-     * JVM delays its exit, while a hung daemon must not hold up the caller longer.
+     * Closes the cached links gracefully and refuses calls from now on; calls in flight run on.
+     * Waits a little for the workers: a thread left inside libvirt or SSH delays the JVM's exit.
      */
     @Override
     public void close() {
@@ -168,6 +137,13 @@ public final class HostPool implements AutoCloseable {
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private Slot openSlot(HostSettings host) {
+        if (closed) {
+            throw closedError();
+        }
+        return slots.computeIfAbsent(host.endpoint(), Slot::new);
     }
 
     private static IllegalStateException closedError() {
@@ -183,8 +159,7 @@ public final class HostPool implements AutoCloseable {
                     + " call within its budget of " + shown + " (rpcBudget): " + what + "; retry, and if it repeats"
                     + " look at libvirtd there", null);
         }
-        return call.deadlineExceeded("waiting for " + where(host) + ": " + what,
-                null);
+        return call.deadlineExceeded("waiting for " + where(host) + ": " + what, null);
     }
 
     /** What the caller gets when the work threw {@code failure}; drops the link unless it is an answer. */
@@ -226,10 +201,7 @@ public final class HostPool implements AutoCloseable {
         return call.failure(kind, said + advice, libvirt);
     }
 
-    /**
-     * One host's cached link and dial in progress, under a lock of its own so that hosts never wait
-     * for each other.
-     */
+    /** One host's cached link and dial in progress, under a lock of its own: hosts never wait for each other. */
     private final class Slot {
         private final HostEndpoint endpoint;
         private HostLink link;
@@ -380,7 +352,7 @@ public final class HostPool implements AutoCloseable {
                 + "; retry, and if it persists check that sshd and libvirtd run there", failure);
     }
 
-    /** How messages name a host: {@code host 'NAME' (USER@ADDRESS:PORT)}. */
+    /** {@code host 'NAME' (USER@ADDRESS:PORT)}. */
     private static String where(HostSettings host) {
         return "host '" + host.name() + "' (" + host.destination() + ")";
     }

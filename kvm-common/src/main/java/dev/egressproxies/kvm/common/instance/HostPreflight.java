@@ -19,11 +19,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
-/**
- * The checks behind {@code egressctl check} that every KVM entry shares, changing nothing: per host
- * SSH and libvirt, the pool, the bridge, the domain type, CPU mode and UEFI loader; then the
- * machine types.
- */
+/** The checks behind {@code egressctl check} that every KVM entry shares, changing nothing, and their advice. */
 public final class HostPreflight {
     private static final double GIB = 1L << 30;
     /** ENOENT and ENODEV: the OS said the thing does not exist. */
@@ -32,7 +28,6 @@ public final class HostPreflight {
     private HostPreflight() {
     }
 
-    /** The host and machine type checks of the entry. */
     static List<PreflightCheck> run(EntrySettings settings, HostPool hosts, Call call) {
         List<PreflightCheck> checks = new ArrayList<>();
         for (int index = 0; index < settings.hosts().size(); index++) {
@@ -169,7 +164,7 @@ public final class HostPreflight {
                 + "].uefiVarsTemplate";
     }
 
-    /** What {@code work} returns, or empty when the host's libvirt does not support it. */
+    /** Empty when the host's libvirt does not support {@code work}. */
     private static <T> Optional<T> unlessUnsupported(Supplier<T> work) {
         try {
             return Optional.of(work.get());
@@ -181,10 +176,7 @@ public final class HostPreflight {
         }
     }
 
-    /**
-     * What to fix for {@code refusal}, a PERMANENT libvirt error of defining or starting a domain
-     * on the {@code index}-th host.
-     */
+    /** What to fix for a PERMANENT libvirt error of defining or starting a domain on the {@code index}-th host. */
     static String refusal(LibvirtException refusal, HostSettings host, int index, List<String> volumePaths) {
         String message = refusal.getMessage();
         boolean missing = DOES_NOT_EXIST.contains(refusal.systemErrorNumber());

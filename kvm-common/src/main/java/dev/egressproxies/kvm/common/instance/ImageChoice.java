@@ -2,10 +2,7 @@ package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.kvm.common.xml.DiskFormat;
 
-/**
- * The image a create request's placement names, as a backend resolved it: what the instance engine
- * needs to know of it to build the VM on its base volume.
- */
+/** The image a create request's placement names, as a backend resolved it for the instance engine. */
 public interface ImageChoice {
 
     /** The disk format of the base volume, which the overlay names as its backing format. */

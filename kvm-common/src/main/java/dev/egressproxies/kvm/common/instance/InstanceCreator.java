@@ -29,10 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The steps of a create on the target host: refuse the name if another host of the entry holds it,
- * start an existing domain of this entry, else make the base volume present (the backend's
- * {@link BaseImageStrategy}), the overlay (reused when a crashed create left one: creation is
- * atomic), a fresh seed, the domain, and start it.
+ * The steps of a create: refuse a name another host holds, start an existing domain of this entry,
+ * else the base, the overlay (reused after a crash: creation is atomic), a fresh seed, the domain.
  */
 final class InstanceCreator<I extends ImageChoice> {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceCreator.class);
@@ -49,21 +47,19 @@ final class InstanceCreator<I extends ImageChoice> {
         this.clock = clock;
     }
 
-    /** Where and as what a create request's VM is made. */
     record Target<I>(HostSettings host, MachineSize machineType, I image) {
     }
 
-    /** The overlay of instance {@code name} of entry {@code entry}: entries share pools, so the name holds both. */
+    /** Entries share pools, so volume names hold the entry's name and the instance's. */
     static String overlayVolume(String entry, String name) {
         return entry + "+" + name + ".qcow2";
     }
 
-    /** The NoCloud seed volume of instance {@code name} of entry {@code entry}. */
     static String seedVolume(String entry, String name) {
         return entry + "+" + name + ".seed.iso";
     }
 
-    /** Creates the instance of a resolved request, holding the lock of its name; returns the provider ID. */
+    /** Creates the instance of a resolved request, under the lock of its name; returns the provider ID. */
     String create(Target<I> target, CreateRequest request, Call call) {
         HostSettings host = target.host();
         requireNameFreeOnOtherHosts(host, request.name(), call);
@@ -81,7 +77,7 @@ final class InstanceCreator<I extends ImageChoice> {
         return call.instanceId();
     }
 
-    /** The NoCloud seed ISO: the name as instance-id and hostname, the user-data, the entry's vendor-data. */
+    /** The NoCloud seed ISO: the name as instance-id and hostname. */
     static byte[] seed(String name, String userData, String vendorData, Clock clock, Call call) {
         try {
             return NoCloudSeed.builder(name).userData(userData).vendorData(vendorData).build().toIsoImage(clock);
@@ -239,13 +235,10 @@ final class InstanceCreator<I extends ImageChoice> {
                                        DiskFormat baseFormat, Call call) {
         String overlayName = overlayVolume(settings.entry(), name);
         String xml = VolumeXml.overlay(overlayName, settings.diskSizeGb(), basePath, baseFormat);
-        try {
-            return LibvirtSteps.step("creating overlay volume " + overlayName,
-                    () -> libvirt.createVolume(pool, xml));
-        } catch (LibvirtException exists) {
-            if (!exists.is(LibvirtErrorCode.STORAGE_VOLUME_EXISTS)) {
-                throw exists;
-            }
+        Optional<StorageVolume> created = Volumes.createUnlessExists(libvirt, pool, xml,
+                "creating overlay volume " + overlayName);
+        if (created.isPresent()) {
+            return created.get();
         }
         LOG.debug("reusing overlay volume {} that an earlier create left", overlayName);
         return LibvirtSteps.step("looking up overlay volume " + overlayName,

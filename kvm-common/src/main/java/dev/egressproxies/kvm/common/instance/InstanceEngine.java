@@ -34,14 +34,9 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/**
- * A KVM backend's {@link Provider}: libvirt domains on the entry's hosts, reached through a
- * {@link HostPool}. A backend extends it with its {@link BaseImageStrategy} and may wrap the
- * operations (in spans, for example).
- */
+/** A KVM backend's {@link Provider}: libvirt domains on the entry's hosts, on its {@link BaseImageStrategy}. */
 public abstract class InstanceEngine<I extends ImageChoice> implements Provider {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceEngine.class);
-    /** How long a conformance run watches an instance stay PROVISIONING. */
     private static final Duration CONFORMANCE_STATE_WATCH = Duration.ofSeconds(3);
 
     private final EntrySettings settings;
@@ -51,7 +46,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
     private final PoolLeftovers leftovers;
     private final KeyedLocks instanceLocks = new KeyedLocks();
 
-    /** The provider of one entry, closing {@code hosts} with it; {@code clock} dates creations and seeds. No I/O. */
+    /** Closes {@code hosts} with it; {@code clock} dates creations and seeds. No I/O. */
     protected InstanceEngine(EntrySettings settings, HostPool hosts, BaseImageStrategy<I> images, Clock clock) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.hosts = Objects.requireNonNull(hosts, "hosts");
@@ -61,7 +56,6 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         this.leftovers = new PoolLeftovers(images, new FetchLeases(new BaseImageDiscard(hosts)));
     }
 
-    /** The entry's configured name. */
     protected final String entry() {
         return settings.entry();
     }
@@ -72,10 +66,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         resolve(request, Deadline.none());
     }
 
-    /**
-     * {@inheritDoc} Placement errors carry the request's name as instance ID. A domain of that name
-     * that this entry created is only started; any other is PERMANENT and left alone.
-     */
+    /** {@inheritDoc} A domain of that name this entry created is only started; any other is PERMANENT. */
     @Override
     public String create(CreateRequest request, Deadline deadline) {
         InstanceCreator.Target<I> target = resolve(request, deadline);
@@ -106,8 +97,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
 
     /**
      * {@inheritDoc} Overlay and seed go by name even without a domain (a create crashed before
-     * defining it). A domain this entry did not create is PERMANENT and left alone with its
-     * volumes.
+     * defining it). A domain this entry did not create is PERMANENT and left alone with its volumes.
      */
     @Override
     public void delete(String id, Deadline deadline) {
@@ -136,10 +126,8 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
     }
 
     /**
-     * How {@code egressctl conformance} checks this entry: one placement per host (its zone) with
-     * the first machine type and image; domains planted and stopped through libvirt; a second entry
-     * on the same hosts when {@code anotherEntry} builds one. Instances are not expected to reach
-     * RUNNING: whether an image boots and reports an address is the image's business.
+     * How {@code egressctl conformance} checks this entry: a placement per host with the first type
+     * and image; RUNNING is not expected, since whether an image boots is the image's business.
      */
     public ConformanceProfile conformanceProfile(Supplier<ConformanceHarness.Entry> anotherEntry) {
         Set<Capability> capabilities = EnumSet.of(Capability.PLANTS_UNMANAGED_INSTANCES, Capability.STOPS_INSTANCES);
@@ -168,7 +156,6 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         return List.copyOf(checks);
     }
 
-    /** Closes the connections to the hosts. */
     @Override
     public void close() {
         hosts.close();
@@ -244,8 +231,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
     }
 
     private void removeVolumes(LibvirtHost libvirt, HostSettings host, String name) {
-        Optional<StoragePool> pool = LibvirtSteps.step("looking up storage pool " + host.pool(),
-                () -> libvirt.lookupPool(host.pool()));
+        Optional<StoragePool> pool = Pools.find(libvirt, host);
         if (pool.isEmpty()) {
             // Refusing to finish over a pool that is gone would keep the owner from ever letting go.
             LOG.info("storage pool {} does not exist on host {}, so no volumes of {} are left to delete",

@@ -23,10 +23,7 @@ import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/**
- * A domain read as the contract's {@link Instance} (state, address, the platform's metadata), the
- * same for get and listManaged, and the rule that an entry acts only on the domains it created.
- */
+/** A domain read as the contract's {@link Instance}, and the rule that an entry acts only on its own domains. */
 final class InstanceInspector {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceInspector.class);
     private static final List<AddressSource> ADDRESS_SOURCES = List.of(AddressSource.ARP, AddressSource.AGENT);
@@ -51,7 +48,7 @@ final class InstanceInspector {
         return element.map(InstanceMetadata::parse);
     }
 
-    /** {@link #metadataOf} for a call about this one domain: unreadable metadata is PERMANENT. */
+    /** For a call about this one domain: unreadable metadata is PERMANENT. */
     static Optional<InstanceMetadata> readableMetadataOf(LibvirtHost libvirt, HostSettings host, Domain domain,
                                                          Call call) {
         try {
@@ -62,10 +59,7 @@ final class InstanceInspector {
         }
     }
 
-    /**
-     * Fails the call, PERMANENT and before anything changes, unless the domain was created through
-     * the call's entry.
-     */
+    /** PERMANENT, before anything changes, unless the domain was created through the call's entry. */
     static void requireThisEntry(InstanceMetadata metadata, HostSettings host, String name, Call call) {
         if (metadata.createdThrough(call.entry())) {
             return;
@@ -92,7 +86,7 @@ final class InstanceInspector {
                 + ".qcow2' and " + volumeDelete + name + ".seed.iso'");
     }
 
-    /** Describes the domain: its state is read now, the address only while it is active. */
+    /** The domain's state is read now, the address only while it is active. */
     static Instance describe(LibvirtHost libvirt, String hostName, Domain domain, Optional<InstanceMetadata> metadata) {
         DomainState state = LibvirtSteps.step("reading the state of domain " + domain.name(),
                 () -> libvirt.domainState(domain));
@@ -100,7 +94,7 @@ final class InstanceInspector {
         return instance(hostName, domain, address, stateOf(state, address), metadata);
     }
 
-    /** A domain libvirt listed as inactive: STOPPED without a state read, as {@link #describe} reports it. */
+    /** A domain libvirt listed as inactive: STOPPED without a state read. */
     static Instance describeInactive(String hostName, Domain domain, InstanceMetadata metadata) {
         return instance(hostName, domain, "", stateOf(DomainState.SHUTOFF, ""), Optional.of(metadata));
     }
@@ -114,7 +108,6 @@ final class InstanceInspector {
                 placement, metadata.map(InstanceMetadata::userDataSha256).orElse(""));
     }
 
-    /** libvirt's state as the contract's. */
     static InstanceState stateOf(DomainState state, String address) {
         if (state == DomainState.NO_STATE) {
             return InstanceState.PROVISIONING;
@@ -122,10 +115,7 @@ final class InstanceInspector {
         return InstanceState.of(state.isActive(), address);
     }
 
-    /**
-     * The first routable IPv4 address from the ARP table, else from the guest agent; {@code ""}
-     * when none knows one yet.
-     */
+    /** The first routable IPv4 address from the ARP table, else the guest agent; {@code ""} when none knows one. */
     static String addressOf(LibvirtHost libvirt, Domain domain) {
         for (AddressSource source : ADDRESS_SOURCES) {
             List<InterfaceAddress> addresses;

@@ -7,17 +7,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
-/**
- * Mutual exclusion per key within this process (a base volume on a host, an instance name), where
- * waiting ends at the caller's deadline or interrupt.
- */
+/** Mutual exclusion per key (a base on a host, an instance name) in this process, waiting up to the deadline. */
 final class KeyedLocks {
     private final Map<String, Entry> entries = new HashMap<>();
 
-    /**
-     * Runs {@code work} holding the lock of {@code key}; TRANSIENT when the call's deadline passes
-     * or the thread is interrupted first, naming {@code what} the wait was for.
-     */
+    /** Runs {@code work} holding {@code key}'s lock; TRANSIENT, naming {@code what}, on deadline or interrupt. */
     public <T> T withLock(String key, Call call, String what, Supplier<T> work) {
         call.checkDeadline();
         Entry entry = enter(key);

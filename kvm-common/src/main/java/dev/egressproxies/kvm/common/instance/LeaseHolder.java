@@ -8,10 +8,7 @@ import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
 
-/**
- * Who holds a {@link FetchLease}: a process, named by its machine's host name and boot ID, its PID
- * and its start time in epoch milliseconds.
- */
+/** Who holds a {@link FetchLease}: a process by machine name, boot ID, PID and start time (epoch ms). */
 public record LeaseHolder(String machine, String bootId, long pid, long started) {
     private static final Path BOOT_ID = Path.of("/proc/sys/kernel/random/boot_id");
 
@@ -36,11 +33,7 @@ public record LeaseHolder(String machine, String bootId, long pid, long started)
         return machine.equals(other.machine) && bootId.equals(other.bootId) && !"unknown".equals(bootId);
     }
 
-    /**
-     * Whether {@code other}, seen from this process, is known to be gone: on this machine, the
-     * process with its PID does not exist or started at another time; on this machine name with
-     * another boot ID, the machine rebooted since.
-     */
+    /** Whether {@code other} is known to be gone: its machine rebooted, or its PID is dead or reused. */
     public boolean knowsGone(LeaseHolder other) {
         if (machine.equals(other.machine) && !bootId.equals(other.bootId) && !"unknown".equals(bootId)
                 && !"unknown".equals(other.bootId)) {
@@ -54,7 +47,6 @@ public record LeaseHolder(String machine, String bootId, long pid, long started)
                 .orElse(false);
     }
 
-    /** How messages name the holder. */
     public String describe() {
         return "process " + pid + " on " + machine;
     }

@@ -14,17 +14,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
-/**
- * The conformance hooks a KVM entry offers on its own hosts, through its host pool: planting a
- * stopped domain without this platform's metadata, and destroying a domain as a host crash would.
- * Planted domains are undefined on {@link #restore()}.
- */
+/** Conformance hooks on the entry's hosts: plant a domain without metadata (undone by restore), crash one. */
 final class LibvirtConformanceHarness implements ConformanceHarness {
     private static final Duration HOOK_TIMEOUT = Duration.ofMinutes(1);
 
     private final EntrySettings settings;
     private final HostPool hosts;
-    /** Builds a second entry on the same hosts, or {@code null} when the backend offers none. */
+    /** {@code null} when the backend builds no second entry. */
     private final Supplier<Entry> anotherEntry;
     private final List<ProviderId> planted = new ArrayList<>();
 

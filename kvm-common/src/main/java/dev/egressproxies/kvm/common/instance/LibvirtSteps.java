@@ -5,8 +5,7 @@ import java.util.function.Supplier;
 
 /**
  * libvirt calls named as steps, so a failure says what was being done ("creating overlay volume
- * proxy-1.qcow2"); it stays a {@link LibvirtException} with the same code, source and OS error
- * number.
+ * proxy-1.qcow2"); it stays a {@link LibvirtException} with the same code, source and errno.
  */
 public final class LibvirtSteps {
     private LibvirtSteps() {
@@ -21,7 +20,7 @@ public final class LibvirtSteps {
         }
     }
 
-    /** Runs {@code work}; a libvirt failure is rethrown prefixed by {@code description}. */
+    /** Runs {@code work} as {@link #step} does. */
     public static void run(String description, Runnable work) {
         step(description, () -> {
             work.run();

@@ -28,10 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/**
- * The managed instances of one host: two listings (active, inactive), then each domain's metadata
- * on a few threads at once.
- */
+/** The managed instances of one host: two listings (active, inactive), then the domains read a few at once. */
 final class ManagedInstanceLister {
     private static final Logger LOG = LoggerFactory.getLogger(ManagedInstanceLister.class);
 
@@ -42,7 +39,6 @@ final class ManagedInstanceLister {
     private ManagedInstanceLister() {
     }
 
-    /** This entry's instances on the host. */
     static List<Instance> listHost(LibvirtHost libvirt, HostSettings host, Call call) {
         // Two listings tell which domains are shut off, so those need no state read of their own.
         List<Domain> active = LibvirtSteps.step("listing the domains", () -> libvirt.listAllDomains(true));

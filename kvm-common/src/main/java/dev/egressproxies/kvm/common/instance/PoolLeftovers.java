@@ -20,10 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a backend's base images leave in a host's pool that may need an operator, found without
- * changing anything: base volumes no overlay in the pool backs on (a base stays when the source of
- * its image changes, for the VMs still backing on it, and nothing removes it once they are gone),
- * and fetch leases ({@code BASE.lease}) still present.
+ * What base images leave in a host's pool for an operator, found without changing anything: bases
+ * no overlay backs on (superseded bases stay for their VMs, and nothing removes them later) and leases.
  */
 final class PoolLeftovers {
     private static final Logger LOG = LoggerFactory.getLogger(PoolLeftovers.class);
@@ -31,13 +29,12 @@ final class PoolLeftovers {
     private final BaseImageStrategy<?> images;
     private final FetchLeases leases;
 
-    /** Finds the leftovers of {@code images}' bases, judging leases as {@code leases} does. */
     PoolLeftovers(BaseImageStrategy<?> images, FetchLeases leases) {
         this.images = images;
         this.leases = leases;
     }
 
-    /** The unused-base and lease checks of every host of the entry, in host order. */
+    /** The unused-base and lease checks of every host, in host order. */
     List<PreflightCheck> preflight(List<HostSettings> hosts, HostPool caller, Call call) {
         List<PreflightCheck> checks = new ArrayList<>();
         for (HostSettings host : hosts) {
@@ -60,7 +57,7 @@ final class PoolLeftovers {
         return checks;
     }
 
-    /** Logs a warning for each fetch lease of this backend's bases still in the pool but stale; changes nothing. */
+    /** Logs a warning for each stale fetch lease of this backend's bases; changes nothing. */
     void warnAboutLeases(LibvirtHost libvirt, StoragePool pool, HostSettings host) {
         for (String name : leaseNames(LibvirtSteps.step("listing the volumes of storage pool " + host.pool(),
                 () -> libvirt.listVolumeNames(pool)))) {
@@ -73,8 +70,7 @@ final class PoolLeftovers {
     }
 
     private Optional<Inventory> inventory(LibvirtHost libvirt, HostSettings host) {
-        Optional<StoragePool> pool = LibvirtSteps.step("looking up storage pool " + host.pool(),
-                () -> libvirt.lookupPool(host.pool()));
+        Optional<StoragePool> pool = Pools.find(libvirt, host);
         if (pool.isEmpty() || !LibvirtSteps.step("reading storage pool " + host.pool(),
                 () -> libvirt.poolInfo(pool.get())).running()) {
             return Optional.empty();
@@ -93,7 +89,7 @@ final class PoolLeftovers {
         }
         List<String> unused = new ArrayList<>();
         for (String base : bases) {
-            lookup(libvirt, pool.get(), base).filter(volume -> !backings.contains(volume.path()))
+            Volumes.lookup(libvirt, pool.get(), base).filter(volume -> !backings.contains(volume.path()))
                     .ifPresent(volume -> unused.add(base));
         }
         List<LeaseFound> found = new ArrayList<>();
@@ -107,7 +103,8 @@ final class PoolLeftovers {
     private List<String> leaseNames(List<String> names) {
         String suffix = FetchLeases.volumeName("");
         return names.stream().filter(name -> name.endsWith(suffix)
-                && images.markerOfBase(name.substring(0, name.length() - suffix.length())).isPresent()).sorted().toList();
+                        && images.markerOfBase(name.substring(0, name.length() - suffix.length())).isPresent())
+                .sorted().toList();
     }
 
     private PreflightCheck unusedBasesCheck(HostSettings host, Inventory inventory, String name) {
@@ -127,16 +124,13 @@ final class PoolLeftovers {
     }
 
     private static PreflightCheck leasesCheck(HostSettings host, Inventory inventory, String name) {
-        if (inventory.leases().isEmpty()) {
-            return PreflightCheck.passed(name, "none left");
-        }
-        String found = inventory.leases().stream().map(lease -> lease.describe(host.pool()))
-                .collect(Collectors.joining("; "));
-        return PreflightCheck.warning(name, found);
+        return inventory.leases().isEmpty() ? PreflightCheck.passed(name, "none left")
+                : PreflightCheck.warning(name, inventory.leases().stream().map(lease -> lease.describe(host.pool()))
+                        .collect(Collectors.joining("; ")));
     }
 
     private static Optional<String> backingPath(LibvirtHost libvirt, StoragePool pool, String name) {
-        Optional<StorageVolume> volume = lookup(libvirt, pool, name);
+        Optional<StorageVolume> volume = Volumes.lookup(libvirt, pool, name);
         if (volume.isEmpty()) {
             return Optional.empty();
         }
@@ -153,10 +147,6 @@ final class PoolLeftovers {
                     unreadable.getMessage());
             return Optional.empty();
         }
-    }
-
-    private static Optional<StorageVolume> lookup(LibvirtHost libvirt, StoragePool pool, String name) {
-        return LibvirtSteps.step("looking up volume " + name, () -> libvirt.lookupVolume(pool, name));
     }
 
     /** What one pool holds: how many bases, those nothing backs on, and the leases. */

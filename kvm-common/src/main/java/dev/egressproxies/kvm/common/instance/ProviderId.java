@@ -5,10 +5,7 @@ import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
 import java.util.regex.Pattern;
 
-/**
- * A KVM provider ID, {@code host/name}: the configured host and the domain's name (a DNS label), so
- * get and delete find the hypervisor without a lookup table.
- */
+/** A KVM provider ID, {@code host/name}: get and delete find the hypervisor without a lookup table. */
 public record ProviderId(String host, String name) {
     private static final String HOST = "[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?";
     private static final String NAME = "[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?";

@@ -15,16 +15,12 @@ public final class Volumes {
 
     /** Deletes the named volume if the pool has it; returns whether there was one. */
     public static boolean deleteIfPresent(LibvirtHost libvirt, StoragePool pool, String name) {
-        Optional<StorageVolume> volume = LibvirtSteps.step("looking up volume " + name,
-                () -> libvirt.lookupVolume(pool, name));
+        Optional<StorageVolume> volume = lookup(libvirt, pool, name);
         volume.ifPresent(present -> delete(libvirt, present));
         return volume.isPresent();
     }
 
-    /**
-     * Writes {@code content} into the new {@code volume}, the step named {@code step}, deleting the
-     * volume when that fails: an empty one would read as another's or as debris.
-     */
+    /** Writes {@code content} into the new {@code volume}, deleting it on failure: empty, it reads as debris. */
     public static void fill(LibvirtHost libvirt, StorageVolume volume, byte[] content, String step) {
         try {
             LibvirtSteps.run(step, () -> libvirt.uploadVolume(volume, new ByteArrayInputStream(content),
@@ -47,6 +43,22 @@ public final class Volumes {
             if (!gone.is(LibvirtErrorCode.NO_STORAGE_VOLUME)) {
                 throw gone;
             }
+        }
+    }
+
+    static Optional<StorageVolume> lookup(LibvirtHost libvirt, StoragePool pool, String name) {
+        return LibvirtSteps.step("looking up volume " + name, () -> libvirt.lookupVolume(pool, name));
+    }
+
+    /** Creates the volume {@code xml} describes in the step named {@code step}; empty when its name is taken. */
+    static Optional<StorageVolume> createUnlessExists(LibvirtHost libvirt, StoragePool pool, String xml, String step) {
+        try {
+            return Optional.of(LibvirtSteps.step(step, () -> libvirt.createVolume(pool, xml)));
+        } catch (LibvirtException exists) {
+            if (exists.is(LibvirtErrorCode.STORAGE_VOLUME_EXISTS)) {
+                return Optional.empty();
+            }
+            throw exists;
         }
     }
 }
