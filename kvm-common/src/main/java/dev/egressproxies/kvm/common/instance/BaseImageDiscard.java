@@ -58,7 +58,6 @@ public final class BaseImageDiscard {
         }
     }
 
-    /** The caller's time left plus the grace, at most the budget. */
     private Duration allowed(Deadline caller) {
         Duration allowed = caller.remaining().plus(GRACE);
         return budget.filter(limit -> limit.compareTo(allowed) < 0).orElse(allowed);

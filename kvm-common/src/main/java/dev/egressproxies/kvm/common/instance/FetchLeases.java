@@ -83,7 +83,9 @@ public final class FetchLeases {
     public Held acquire(LibvirtHost libvirt, StoragePool pool, HostSettings host, String base, String what,
                         Call call) {
         String name = volumeName(base);
-        FetchLease lease = new FetchLease(HexFormat.of().formatHex(randomBytes()), self,
+        byte[] token = new byte[16];
+        RANDOM.nextBytes(token);
+        FetchLease lease = new FetchLease(HexFormat.of().formatHex(token), self,
                 clock.instant().plus(call.deadline().remaining()).plus(MARGIN).truncatedTo(ChronoUnit.MILLIS));
         for (int attempt = 0; attempt < CONTESTED_ATTEMPTS; attempt++) {
             Optional<StorageVolume> created = Volumes.createUnlessExists(libvirt, pool,
@@ -134,15 +136,8 @@ public final class FetchLeases {
         return Optional.empty();
     }
 
-    /** What a lease volume holds: the lease, or empty when it is not (yet) a whole lease. */
     static Optional<FetchLease> readLease(LibvirtHost libvirt, StoragePool pool, String name) {
         return read(libvirt, pool, name).flatMap(Content::lease);
-    }
-
-    private static byte[] randomBytes() {
-        byte[] token = new byte[16];
-        RANDOM.nextBytes(token);
-        return token;
     }
 
     /** Deletes the existing lease when it is stale; throws TRANSIENT when it is live. */

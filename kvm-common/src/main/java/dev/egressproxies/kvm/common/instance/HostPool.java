@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -52,13 +53,8 @@ public final class HostPool implements AutoCloseable {
             throw new IllegalArgumentException("dial timeout " + dialTimeout + " must be positive");
         }
         // A thread cut off by its deadline stays in the native call, so new work gets a new thread, never a queue.
-        AtomicInteger count = new AtomicInteger();
         this.workers = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                work -> {
-                    Thread thread = new Thread(work, "egress-host-call-" + count.incrementAndGet());
-                    thread.setDaemon(true);
-                    return thread;
-                });
+                daemonThreads("egress-host-call-"));
     }
 
     /** A pool with {@link #DEFAULT_DIAL_TIMEOUT} and no per-call budget. */
@@ -139,6 +135,16 @@ public final class HostPool implements AutoCloseable {
         }
     }
 
+    /** Daemon threads named {@code PREFIX1}, {@code PREFIX2}, ...: they never keep the JVM from exiting. */
+    static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return work -> {
+            Thread thread = new Thread(work, prefix + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
     private Slot openSlot(HostSettings host) {
         if (closed) {
             throw closedError();
@@ -212,7 +218,6 @@ public final class HostPool implements AutoCloseable {
             this.endpoint = endpoint;
         }
 
-        /** The live link: the cached one, or the result of the dial in progress or of a new one. */
         HostLink acquire(HostSettings host, Call call, Call bounded) {
             CompletableFuture<HostLink> pending;
             HostLink lost = null;
@@ -246,17 +251,23 @@ public final class HostPool implements AutoCloseable {
             }
         }
 
-        /** Starts a dial when there is neither a link nor a dial, without waiting for it. */
         synchronized void dialAhead(Call call) {
             if (!slotClosed && link == null) {
                 dialInProgress(call);
             }
         }
 
-        /** The dial in progress, started now if there is none; called with the lock held. */
+        /** The dial in progress, started now on a worker thread if there is none; called with the lock held. */
         private CompletableFuture<HostLink> dialInProgress(Call call) {
             if (dial == null) {
-                dial = startDial(call.withDeadline(Deadline.after(dialTimeout)));
+                Call dialCall = call.withDeadline(Deadline.after(dialTimeout));
+                CompletableFuture<HostLink> attempt = new CompletableFuture<>();
+                try {
+                    workers.execute(() -> runDial(attempt, dialCall));
+                } catch (RejectedExecutionException e) {
+                    throw closedError();
+                }
+                dial = attempt;
             }
             return dial;
         }
@@ -272,7 +283,6 @@ public final class HostPool implements AutoCloseable {
             discard(failed);
         }
 
-        /** Refuses further calls and closes the cached link gracefully on a worker thread. */
         void close() {
             HostLink current;
             synchronized (this) {
@@ -288,17 +298,6 @@ public final class HostPool implements AutoCloseable {
                     current.close();
                 }
             }
-        }
-
-        /** Starts a dial on a worker thread; called with the lock held. */
-        private CompletableFuture<HostLink> startDial(Call dialCall) {
-            CompletableFuture<HostLink> attempt = new CompletableFuture<>();
-            try {
-                workers.execute(() -> runDial(attempt, dialCall));
-            } catch (RejectedExecutionException e) {
-                throw closedError();
-            }
-            return attempt;
         }
 
         private void runDial(CompletableFuture<HostLink> attempt, Call dialCall) {

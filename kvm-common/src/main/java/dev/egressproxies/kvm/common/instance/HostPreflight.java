@@ -127,12 +127,7 @@ public final class HostPreflight {
 
     private static String cpuMode(HostSettings host, int index, DomainCapabilities offered, Call call) {
         CpuMode mode = host.platform().cpuMode();
-        String modeName;
-        if (mode instanceof CpuMode.HostModel) {
-            modeName = "host-model";
-        } else if (mode instanceof CpuMode.HostPassthrough) {
-            modeName = "host-passthrough";
-        } else if (mode instanceof CpuMode.Named named) {
+        if (mode instanceof CpuMode.Named named) {
             Boolean usable = offered.cpuModels().get(named.model());
             if (usable == null) {
                 throw call.permanent(setting(index, "cpuMode") + " '" + named.model() + "' is not a"
@@ -141,7 +136,10 @@ public final class HostPreflight {
             }
             return named.model() + (usable ? " is usable" : " is known but not usable on this host's CPU as it is;"
                     + " libvirt falls back to a similar model");
-        } else {
+        }
+        String modeName = mode instanceof CpuMode.HostModel ? "host-model"
+                : mode instanceof CpuMode.HostPassthrough ? "host-passthrough" : null;
+        if (modeName == null) {
             return "QEMU's default CPU model";
         }
         if (!offered.cpuModes().contains(modeName)) {

@@ -77,7 +77,6 @@ final class InstanceCreator<I extends ImageChoice> {
         return call.instanceId();
     }
 
-    /** The NoCloud seed ISO: the name as instance-id and hostname. */
     static byte[] seed(String name, String userData, String vendorData, Clock clock, Call call) {
         try {
             return NoCloudSeed.builder(name).userData(userData).vendorData(vendorData).build().toIsoImage(clock);

@@ -20,6 +20,7 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost.Domain;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StoragePool;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
+import dev.egressproxies.kvm.common.xml.DomainXml;
 import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import java.time.Clock;
 import java.time.Duration;
@@ -38,6 +39,7 @@ import org.slf4j.LoggerFactory;
 public abstract class InstanceEngine<I extends ImageChoice> implements Provider {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceEngine.class);
     private static final Duration CONFORMANCE_STATE_WATCH = Duration.ofSeconds(3);
+    private static final Duration CONFORMANCE_HOOK_TIMEOUT = Duration.ofMinutes(1);
 
     private final EntrySettings settings;
     private final HostPool hosts;
@@ -143,7 +145,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
                 .map(host -> new Placement(host.name(), machineType, image)).toList();
         return new ConformanceProfile(capabilities, placements, "not-a-" + settings.entry() + "-id",
                 settings.hosts().get(0).name() + "/conformance-never-created", CONFORMANCE_STATE_WATCH,
-                new LibvirtConformanceHarness(settings, hosts, anotherEntry));
+                new LibvirtConformanceHarness(anotherEntry));
     }
 
     /** {@inheritDoc} Host checks, machine types, the backend's image checks, then leftovers in the pools (warnings). */
@@ -221,8 +223,13 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
                 throw notRunning;
             }
         }
+        undefine(libvirt, domain, "undefining domain " + name);
+    }
+
+    /** Undefines the domain in the step named {@code step}; one that is gone meanwhile counts as undefined. */
+    private static void undefine(LibvirtHost libvirt, Domain domain, String step) {
         try {
-            LibvirtSteps.run("undefining domain " + name, () -> libvirt.undefineDomain(domain));
+            LibvirtSteps.run(step, () -> libvirt.undefineDomain(domain));
         } catch (LibvirtException gone) {
             if (!gone.is(LibvirtErrorCode.NO_DOMAIN)) {
                 throw gone;
@@ -249,6 +256,65 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
             // The instance is gone; the leases are only reported, and check reports them too.
             LOG.debug("could not look for fetch leases left in storage pool {} on host {}: {}", host.pool(),
                     host.name(), unlisted.toString());
+        }
+    }
+
+    /** Conformance hooks on the entry's hosts: plant a domain without metadata (undone by restore), crash one. */
+    private final class LibvirtConformanceHarness implements ConformanceHarness {
+        /** {@code null} when the backend builds no second entry. */
+        private final Supplier<Entry> anotherEntry;
+        private final List<ProviderId> planted = new ArrayList<>();
+
+        LibvirtConformanceHarness(Supplier<Entry> anotherEntry) {
+            this.anotherEntry = anotherEntry;
+        }
+
+        @Override
+        public Entry anotherEntry() {
+            return anotherEntry == null ? ConformanceHarness.super.anotherEntry() : anotherEntry.get();
+        }
+
+        @Override
+        public String plantUnmanaged(Placement placement, String name) {
+            HostSettings host = placement.zone().isEmpty() ? settings.hosts().get(0)
+                    : settings.host(placement.zone()).orElseThrow(() -> new IllegalArgumentException("zone '"
+                            + placement.zone() + "' names no host"));
+            ProviderId id = new ProviderId(host.name(), name);
+            hosts.call(host, call(Operation.CREATE, id), libvirt -> LibvirtSteps.step("defining unmanaged domain "
+                    + name, () -> libvirt.defineDomain(DomainXml.unmanaged(name, host.platform(), host.bridge()))));
+            planted.add(id);
+            return id.toString();
+        }
+
+        @Override
+        public void stop(String id) {
+            ProviderId parsed = ProviderId.parse(id, Operation.GET, entry());
+            hosts.call(host(parsed), call(Operation.GET, parsed), libvirt -> {
+                libvirt.lookupDomain(parsed.name()).ifPresent(domain -> LibvirtSteps.run("destroying domain "
+                        + parsed.name(), () -> libvirt.destroyDomain(domain)));
+                return null;
+            });
+        }
+
+        @Override
+        public void restore() {
+            for (ProviderId id : List.copyOf(planted)) {
+                hosts.call(host(id), call(Operation.DELETE, id), libvirt -> {
+                    libvirt.lookupDomain(id.name())
+                            .ifPresent(domain -> undefine(libvirt, domain, "undefining unmanaged domain " + id.name()));
+                    return null;
+                });
+                planted.remove(id);
+            }
+        }
+
+        private HostSettings host(ProviderId id) {
+            return settings.host(id.host()).orElseThrow(() -> new IllegalArgumentException("host '" + id.host()
+                    + "' is not configured"));
+        }
+
+        private Call call(Operation operation, ProviderId id) {
+            return new Call(entry(), operation, id.toString(), Deadline.after(CONFORMANCE_HOOK_TIMEOUT));
         }
     }
 }

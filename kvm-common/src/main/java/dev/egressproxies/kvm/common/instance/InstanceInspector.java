@@ -14,12 +14,12 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost.DomainState;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost.InterfaceAddress;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.xml.InstanceMetadata;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -134,7 +134,6 @@ final class InstanceInspector {
         return "";
     }
 
-    /** The first IPv4 address that is not loopback, link-local or unspecified. */
     static Optional<String> firstRoutableIpv4(List<InterfaceAddress> addresses) {
         return addresses.stream().filter(address -> address.ipv4() && isRoutable(address.address()))
                 .map(InterfaceAddress::address).findFirst();
@@ -146,19 +145,10 @@ final class InstanceInspector {
         if (quad == null || !quad.matches()) {
             return false;
         }
-        byte[] octets = new byte[4];
-        for (int index = 0; index < 4; index++) {
-            int octet = Integer.parseInt(quad.group(index + 1));
-            if (octet > 255) {
-                return false;
-            }
-            octets[index] = (byte) octet;
-        }
-        try {
-            InetAddress address = InetAddress.getByAddress(octets);
-            return !address.isLoopbackAddress() && !address.isLinkLocalAddress() && !address.isAnyLocalAddress();
-        } catch (UnknownHostException impossible) {
-            throw new IllegalStateException(impossible);
-        }
+        int[] octets = IntStream.rangeClosed(1, 4).map(group -> Integer.parseInt(quad.group(group))).toArray();
+        boolean loopback = octets[0] == 127;
+        boolean linkLocal = octets[0] == 169 && octets[1] == 254;
+        boolean unspecified = Arrays.stream(octets).allMatch(octet -> octet == 0);
+        return Arrays.stream(octets).allMatch(octet -> octet <= 255) && !loopback && !linkLocal && !unspecified;
     }
 }

@@ -16,12 +16,16 @@ final class KeyedLocks {
         call.checkDeadline();
         Entry entry = enter(key);
         try {
-            lock(entry, call, what);
+            if (!entry.lock.tryLock(call.deadline().remaining().toNanos(), TimeUnit.NANOSECONDS)) {
+                throw call.deadlineExceeded("waiting for " + what, null);
+            }
             try {
                 return work.get();
             } finally {
                 entry.lock.unlock();
             }
+        } catch (InterruptedException interrupted) {
+            throw call.interrupted(interrupted);
         } finally {
             leave(key, entry);
         }
@@ -30,16 +34,6 @@ final class KeyedLocks {
     /** How many keys have a lock right now; for tests. */
     public synchronized int size() {
         return entries.size();
-    }
-
-    private static void lock(Entry entry, Call call, String what) {
-        try {
-            if (!entry.lock.tryLock(call.deadline().remaining().toNanos(), TimeUnit.NANOSECONDS)) {
-                throw call.deadlineExceeded("waiting for " + what, null);
-            }
-        } catch (InterruptedException interrupted) {
-            throw call.interrupted(interrupted);
-        }
     }
 
     private synchronized Entry enter(String key) {

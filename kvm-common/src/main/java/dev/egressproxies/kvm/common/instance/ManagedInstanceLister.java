@@ -9,7 +9,6 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.xml.InstanceMetadata;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -21,10 +20,10 @@ import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,17 +44,11 @@ final class ManagedInstanceLister {
         call.checkDeadline();
         List<Domain> inactive = LibvirtSteps.step("listing the domains", () -> libvirt.listAllDomains(false));
         // A domain that started or stopped between the two is in both: its state is read then.
-        Set<String> activeNames = new HashSet<>();
+        Set<String> activeNames = active.stream().map(Domain::name).collect(Collectors.toSet());
         List<ListedDomain> listed = new ArrayList<>();
-        for (Domain domain : active) {
-            activeNames.add(domain.name());
-            listed.add(new ListedDomain(domain, true));
-        }
-        for (Domain domain : inactive) {
-            if (!activeNames.contains(domain.name())) {
-                listed.add(new ListedDomain(domain, false));
-            }
-        }
+        active.forEach(domain -> listed.add(new ListedDomain(domain, true)));
+        inactive.stream().filter(domain -> !activeNames.contains(domain.name()))
+                .forEach(domain -> listed.add(new ListedDomain(domain, false)));
         return readAll(libvirt, host, call, listed);
     }
 
@@ -72,7 +65,8 @@ final class ManagedInstanceLister {
         AtomicInteger next = new AtomicInteger();
         AtomicBoolean stop = new AtomicBoolean();
         int readers = Math.min(READERS, listed.size());
-        ExecutorService threads = Executors.newFixedThreadPool(readers, readerThreads(host));
+        ExecutorService threads = Executors.newFixedThreadPool(readers,
+                HostPool.daemonThreads(THREAD_PREFIX + host.name() + "-"));
         try {
             CompletionService<Void> done = new ExecutorCompletionService<>(threads);
             for (int reader = 0; reader < readers; reader++) {
@@ -115,15 +109,6 @@ final class ManagedInstanceLister {
             threads.shutdownNow();
         }
         return Arrays.stream(found).filter(Objects::nonNull).toList();
-    }
-
-    private static ThreadFactory readerThreads(HostSettings host) {
-        AtomicInteger count = new AtomicInteger();
-        return work -> {
-            Thread thread = new Thread(work, THREAD_PREFIX + host.name() + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     private static Optional<Instance> managedInstance(LibvirtHost libvirt, HostSettings host, String entry,

@@ -34,7 +34,6 @@ final class PoolLeftovers {
         this.leases = leases;
     }
 
-    /** The unused-base and lease checks of every host, in host order. */
     List<PreflightCheck> preflight(List<HostSettings> hosts, HostPool caller, Call call) {
         List<PreflightCheck> checks = new ArrayList<>();
         for (HostSettings host : hosts) {
@@ -149,11 +148,9 @@ final class PoolLeftovers {
         }
     }
 
-    /** What one pool holds: how many bases, those nothing backs on, and the leases. */
     private record Inventory(int bases, List<String> unused, List<LeaseFound> leases) {
     }
 
-    /** A lease volume found: its lease when whole, and why it is stale, if it is. */
     private record LeaseFound(String name, Optional<FetchLease> lease, Optional<String> stale) {
         String describe(String pool) {
             String remove = "remove it with 'virsh vol-delete --pool " + pool + " " + name + "'";
