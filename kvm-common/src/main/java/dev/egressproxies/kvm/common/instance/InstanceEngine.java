@@ -121,7 +121,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         Call call = new Call(entry(), Operation.LIST_MANAGED, "", deadline);
         List<Instance> managed = new ArrayList<>();
         for (HostSettings host : settings.hosts()) {
-            managed.addAll(hosts.call(host, call, libvirt -> ManagedInstanceLister.listHost(libvirt, host, call)));
+            managed.addAll(hosts.call(host, call, libvirt -> InstanceInspector.listHost(libvirt, host, call)));
         }
         managed.sort(Comparator.comparing(Instance::id));
         return List.copyOf(managed);
