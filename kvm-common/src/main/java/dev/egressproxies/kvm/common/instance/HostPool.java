@@ -80,15 +80,9 @@ public final class HostPool implements AutoCloseable {
             throw closedError();
         }
         HostLink link = slot.acquire(host, call, bounded);
-        CompletableFuture<T> outcome = new CompletableFuture<>();
+        CompletableFuture<T> outcome;
         try {
-            workers.execute(() -> {
-                try {
-                    outcome.complete(work.apply(link.libvirt()));
-                } catch (Throwable failure) {
-                    outcome.completeExceptionally(failure);
-                }
-            });
+            outcome = CompletableFuture.supplyAsync(() -> work.apply(link.libvirt()), workers);
         } catch (RejectedExecutionException e) {
             throw closedError();
         }

@@ -58,6 +58,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         this.leftovers = new PoolLeftovers(images, new FetchLeases(new BaseImageDiscard(hosts)));
     }
 
+    /** The entry's configured name. */
     protected final String entry() {
         return settings.entry();
     }

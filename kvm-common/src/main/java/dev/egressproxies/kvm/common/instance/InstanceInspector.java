@@ -115,11 +115,6 @@ final class InstanceInspector {
         return instance(hostName, domain, address, stateOf(state, address), metadata);
     }
 
-    /** A domain libvirt listed as inactive: STOPPED without a state read. */
-    static Instance describeInactive(String hostName, Domain domain, InstanceMetadata metadata) {
-        return instance(hostName, domain, "", stateOf(DomainState.SHUTOFF, ""), Optional.of(metadata));
-    }
-
     private static Instance instance(String hostName, Domain domain, String address, InstanceState state,
                                      Optional<InstanceMetadata> metadata) {
         Placement placement = new Placement(hostName, metadata.map(InstanceMetadata::machineType).orElse(""),
@@ -261,7 +256,8 @@ final class InstanceInspector {
                 return Optional.empty();
             }
             if (!listed.active()) {
-                return Optional.of(describeInactive(host.name(), domain, metadata.get()));
+                // Listed as inactive: STOPPED without a state read.
+                return Optional.of(instance(host.name(), domain, "", stateOf(DomainState.SHUTOFF, ""), metadata));
             }
             return Optional.of(describe(libvirt, host.name(), domain, metadata));
         } catch (LibvirtException failure) {

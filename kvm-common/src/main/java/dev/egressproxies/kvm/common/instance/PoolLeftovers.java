@@ -86,11 +86,8 @@ final class PoolLeftovers {
                 backingPath(libvirt, pool.get(), name).ifPresent(backings::add);
             }
         }
-        List<String> unused = new ArrayList<>();
-        for (String base : bases) {
-            Volumes.lookup(libvirt, pool.get(), base).filter(volume -> !backings.contains(volume.path()))
-                    .ifPresent(volume -> unused.add(base));
-        }
+        List<String> unused = bases.stream().filter(base -> Volumes.lookup(libvirt, pool.get(), base)
+                .filter(volume -> !backings.contains(volume.path())).isPresent()).toList();
         List<LeaseFound> found = new ArrayList<>();
         for (String name : leaseNames) {
             Optional<FetchLease> lease = FetchLeases.readLease(libvirt, pool.get(), name);
