@@ -2,11 +2,9 @@ package dev.egressproxies.kvm.common.xml;
 
 import static dev.egressproxies.kvm.common.xml.XmlDocuments.append;
 import static dev.egressproxies.kvm.common.xml.XmlDocuments.appendText;
-import static dev.egressproxies.kvm.common.xml.XmlDocuments.attribute;
 
 import java.util.Objects;
 import java.util.Optional;
-import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
@@ -24,12 +22,11 @@ public final class VolumeXml {
     public static String image(String name, DiskFormat format, long capacityBytes) {
         Objects.requireNonNull(format, "format");
         requirePositive(capacityBytes, "capacity of volume " + name + " in bytes");
-        Document document = XmlDocuments.newDocument();
-        Element volume = volume(document, name);
-        attribute(appendText(volume, "capacity", Long.toString(capacityBytes)), "unit", "bytes");
-        attribute(appendText(volume, "allocation", "0"), "unit", "bytes");
-        attribute(append(append(volume, "target"), "format"), "type", format.xmlName());
-        return XmlDocuments.serialize(document);
+        Element volume = volume(name);
+        appendText(volume, "capacity", Long.toString(capacityBytes), "unit", "bytes");
+        appendText(volume, "allocation", "0", "unit", "bytes");
+        append(append(volume, "target"), "format", "type", format.xmlName());
+        return XmlDocuments.serialize(volume);
     }
 
     /** A per-VM qcow2 overlay of {@code capacityGiB} reading through to the base image at {@code backingPath}. */
@@ -39,14 +36,13 @@ public final class VolumeXml {
         if (backingPath == null || backingPath.isBlank()) {
             throw new IllegalArgumentException("overlay volume " + name + " needs the path of its base image");
         }
-        Document document = XmlDocuments.newDocument();
-        Element volume = volume(document, name);
-        attribute(appendText(volume, "capacity", Long.toString(capacityGiB)), "unit", "GiB");
-        attribute(append(append(volume, "target"), "format"), "type", DiskFormat.QCOW2.xmlName());
+        Element volume = volume(name);
+        appendText(volume, "capacity", Long.toString(capacityGiB), "unit", "GiB");
+        append(append(volume, "target"), "format", "type", DiskFormat.QCOW2.xmlName());
         Element backingStore = append(volume, "backingStore");
         appendText(backingStore, "path", backingPath);
-        attribute(append(backingStore, "format"), "type", backingFormat.xmlName());
-        return XmlDocuments.serialize(document);
+        append(backingStore, "format", "type", backingFormat.xmlName());
+        return XmlDocuments.serialize(volume);
     }
 
     /** The backing store path (an overlay's base image) a volume's XML names; IllegalArgumentException if malformed. */
@@ -61,12 +57,11 @@ public final class VolumeXml {
         return Optional.empty();
     }
 
-    private static Element volume(Document document, String name) {
+    private static Element volume(String name) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("the volume name is blank");
         }
-        Element volume = document.createElement("volume");
-        document.appendChild(volume);
+        Element volume = XmlDocuments.newRoot("volume");
         appendText(volume, "name", name);
         return volume;
     }

@@ -46,29 +46,31 @@ final class XmlDocuments {
     private XmlDocuments() {
     }
 
-    static Document newDocument() {
-        return BUILDERS.get().newDocument();
+    /** A new document whose root element is {@code name}. */
+    static Element newRoot(String name) {
+        Document document = BUILDERS.get().newDocument();
+        return (Element) document.appendChild(document.createElement(name));
     }
 
-    static Element append(Element parent, String name) {
-        Element child = parent.getOwnerDocument().createElement(name);
-        parent.appendChild(child);
+    /** Appends element {@code name} with the given attribute name/value pairs. */
+    static Element append(Element parent, String name, String... attributes) {
+        Element child = (Element) parent.appendChild(parent.getOwnerDocument().createElement(name));
+        for (int index = 0; index < attributes.length; index += 2) {
+            String attribute = attributes[index];
+            child.setAttribute(attribute, requireXmlText(attributes[index + 1], name + "/@" + attribute));
+        }
         return child;
     }
 
-    static Element appendText(Element parent, String name, String text) {
-        Element child = append(parent, name);
+    /** Appends element {@code name} holding {@code text}, with the given attribute name/value pairs. */
+    static Element appendText(Element parent, String name, String text, String... attributes) {
+        Element child = append(parent, name, attributes);
         child.setTextContent(requireXmlText(text, name));
         return child;
     }
 
-    static Element attribute(Element element, String name, String value) {
-        element.setAttribute(name, requireXmlText(value, element.getTagName() + "/@" + name));
-        return element;
-    }
-
     /** The document as indented text without an XML declaration (libvirt wants none). */
-    static String serialize(Document document) {
+    static String serialize(Element root) {
         try {
             TransformerFactory factory = TransformerFactory.newInstance();
             factory.setAttribute(XMLConstants.ACCESS_EXTERNAL_DTD, "");
@@ -79,7 +81,7 @@ final class XmlDocuments {
             transformer.setOutputProperty(OutputKeys.INDENT, "yes");
             transformer.setOutputProperty("{http://xml.apache.org/xslt}indent-amount", "2");
             StringWriter text = new StringWriter();
-            transformer.transform(new DOMSource(document), new StreamResult(text));
+            transformer.transform(new DOMSource(root.getOwnerDocument()), new StreamResult(text));
             return text.toString();
         } catch (TransformerException e) {
             throw new IllegalStateException("the JDK could not serialize an XML document it built", e);
