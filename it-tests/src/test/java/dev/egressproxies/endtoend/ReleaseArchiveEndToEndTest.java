@@ -7,7 +7,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -89,7 +93,7 @@ class ReleaseArchiveEndToEndTest {
         assertThat(marker).exists();
         assertThat(providers.toString()).contains(unpacked.resolve("plugins/kvm").toString());
         Path cache = home.resolve(".cache/egressctl");
-        assertThat(awaitArchive(cache)).as("class-data-sharing archive in " + cache).isTrue();
+        assertThat(awaitArchive(cache, FileTime.fromMillis(0))).as("class-data-sharing archive in " + cache).isTrue();
         EgressctlProcess.Result mapped = new EgressctlProcess(symlink, home, work)
                 .with("JAVA_HOME", jdk.getParent().toString())
                 .with("EGRESSCTL_NO_CDS_CACHE", "")
@@ -98,6 +102,29 @@ class ReleaseArchiveEndToEndTest {
         assertThat(mapped.out()).contains("dev.egressproxies.runtime.Main source: shared objects file")
                 // The plugin layers' classes are in it too, archived from this folder's plugin jars.
                 .contains("dev.egressproxies.kvm.KvmProviderFactory source: shared objects file");
+
+        // An upgrade in place replaces jars after the archive was made: the archive no longer fits,
+        // so the next run starts without it and a new one replaces it.
+        Path stamp;
+        try (Stream<Path> files = Files.list(cache)) {
+            stamp = files.filter(path -> path.getFileName().toString().endsWith(".stamp")).findFirst().orElseThrow();
+        }
+        Files.setLastModifiedTime(stamp, FileTime.from(Instant.now().minus(Duration.ofHours(1))));
+        Path replaced;
+        try (Stream<Path> jars = Files.list(unpacked.resolve("lib"))) {
+            replaced = jars.filter(path -> path.getFileName().toString().startsWith("registry-")).findFirst()
+                    .orElseThrow();
+        }
+        Files.setLastModifiedTime(replaced, FileTime.from(Instant.now().minus(Duration.ofMinutes(1))));
+        EgressctlProcess.Result upgraded = egressctl.run("--version");
+        assertThat(upgraded.err()).doesNotContain("cds");
+        assertThat(awaitArchive(cache, Files.getLastModifiedTime(replaced)))
+                .as("a new class-data-sharing archive in " + cache).isTrue();
+        assertThat(new EgressctlProcess(symlink, home, work)
+                .with("JAVA_HOME", jdk.getParent().toString())
+                .with("EGRESSCTL_NO_CDS_CACHE", "")
+                .with("EGRESSCTL_JAVA_OPTS", "-Xlog:class+load=info")
+                .run("--version").out()).contains("dev.egressproxies.runtime.Main source: shared objects file");
 
         EgressctlProcess.Result created = egressctl.run("create", "vm1", "--machine-type", "small",
                 "--image", "debian-12");
@@ -115,16 +142,20 @@ class ReleaseArchiveEndToEndTest {
         assertThat(certified.get("passed").asInt()).isEqualTo(certified.get("cases").size());
     }
 
-    /** Waits up to a minute for exactly one finished archive in {@code cache}. */
-    private static boolean awaitArchive(Path cache) throws IOException, InterruptedException {
+    /** Waits up to a minute for exactly one finished archive in {@code cache}, its stamp newer than {@code after}. */
+    private static boolean awaitArchive(Path cache, FileTime after) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             if (Files.isDirectory(cache)) {
+                List<Path> archives;
                 try (Stream<Path> files = Files.list(cache)) {
-                    if (files.map(path -> path.getFileName().toString()).filter(name -> name.matches("cds-\\d+\\.jsa"))
-                            .count() == 1) {
-                        return true;
-                    }
+                    archives = files.filter(path -> path.getFileName().toString().matches("cds-\\d+\\.jsa")).toList();
+                }
+                Path stamp = archives.size() == 1
+                        ? archives.get(0).resolveSibling(archives.get(0).getFileName().toString().replace(".jsa", ".stamp"))
+                        : null;
+                if (stamp != null && Files.exists(stamp) && Files.getLastModifiedTime(stamp).compareTo(after) > 0) {
+                    return true;
                 }
             }
             Thread.sleep(200);

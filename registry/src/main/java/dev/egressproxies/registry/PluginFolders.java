@@ -1,6 +1,9 @@
 package dev.egressproxies.registry;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.module.Configuration;
 import java.lang.module.FindException;
 import java.lang.module.ModuleDescriptor;
@@ -39,6 +42,9 @@ public final class PluginFolders {
     /** The platform's own modules in the boot layer, the JDK's left out. */
     private static final Set<String> PLATFORM = ModuleLayer.boot().modules().stream().map(Module::getName)
             .filter(name -> !name.startsWith("java.") && !name.startsWith("jdk.")).collect(Collectors.toSet());
+
+    /** {@code ModuleLayer.Controller.enableNativeAccess(Module)}, which JDKs before 22 lack; null there. */
+    private static final MethodHandle ENABLE_NATIVE_ACCESS = enableNativeAccessHandle();
 
     private PluginFolders() {
     }
@@ -107,10 +113,34 @@ public final class PluginFolders {
         ModuleLayer boot = ModuleLayer.boot();
         try {
             Configuration configuration = boot.configuration().resolve(finder, ModuleFinder.of(), roots);
-            return boot.defineModulesWithOneLoader(configuration, PluginFolders.class.getClassLoader());
+            ModuleLayer.Controller controller = ModuleLayer.defineModulesWithOneLoader(configuration, List.of(boot),
+                    PluginFolders.class.getClassLoader());
+            allowNativeAccess(controller);
+            return controller.layer();
         } catch (FindException | ResolutionException | LayerInstantiationException conflict) {
             throw new BrokenPluginException(rootMessage(conflict) + "; bundle every library the plugin needs in its"
                     + " folder, once");
+        }
+    }
+
+    /**
+     * Lets the plugin's modules call restricted methods (JNA loading a native library, the FFM API)
+     * on JDK 22 and later, which otherwise print a warning at first use and are to be refused in a
+     * later JDK. A plugin is trusted as the platform is; the grant needs this module to hold native
+     * access itself, which the launcher gives it.
+     */
+    private static void allowNativeAccess(ModuleLayer.Controller controller) {
+        if (ENABLE_NATIVE_ACCESS == null) {
+            return;
+        }
+        for (Module module : controller.layer().modules()) {
+            try {
+                ENABLE_NATIVE_ACCESS.invoke(controller, module);
+            } catch (Throwable refused) {
+                // Only a JVM started with --illegal-native-access=deny and without the launcher's grant refuses.
+                throw new BrokenPluginException("module " + module.getName() + " cannot be given native access ("
+                        + refused + "); start the JVM with --enable-native-access=dev.egressproxies.registry");
+            }
         }
     }
 
@@ -130,6 +160,16 @@ public final class PluginFolders {
         if (!borrowed.isEmpty()) {
             throw new BrokenPluginException(String.join(", ", borrowed) + ", which the platform does not share with"
                     + " plugins (it shares " + new TreeSet<>(SHARED) + "); bundle it in the plugin's folder");
+        }
+    }
+
+    private static MethodHandle enableNativeAccessHandle() {
+        try {
+            // Found through this class's own lookup: the method is caller-sensitive, and this module is the caller.
+            return MethodHandles.lookup().findVirtual(ModuleLayer.Controller.class, "enableNativeAccess",
+                    MethodType.methodType(ModuleLayer.Controller.class, Module.class));
+        } catch (NoSuchMethodException | IllegalAccessException beforeJdk22) {
+            return null;
         }
     }
 

@@ -2,6 +2,7 @@ package dev.egressproxies.registry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.egressproxies.api.Deadline;
@@ -12,6 +13,7 @@ import dev.egressproxies.registry.fixtures.Entries;
 import dev.egressproxies.registry.fixtures.PluginJarBuilder;
 import dev.egressproxies.registry.fixtures.PluginSources;
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,6 +44,20 @@ class PluginFoldersTest {
         assertThat(alphaModule.getLayer().parents()).containsExactly(ModuleLayer.boot());
         assertThat(betaModule.getLayer().parents()).containsExactly(ModuleLayer.boot());
         assertThat(PluginFolders.plugins(List.of(plugins))).containsExactly(alpha, plugins.resolve("beta.jar"));
+    }
+
+    @Test
+    void aPluginsModulesMayCallRestrictedMethodsWithoutTheJdksWarning() throws Exception {
+        assumeTrue(Runtime.version().feature() >= 22, "native access is granted per module from JDK 22 on");
+        Path plugins = pluginsWithBeta();
+
+        Module beta = PluginCatalog.discover(List.of(plugins)).find("beta").orElseThrow().factory().getClass()
+                .getModule();
+
+        Method nativeAccess = Module.class.getMethod("isNativeAccessEnabled");
+        assertThat(nativeAccess.invoke(beta)).isEqualTo(true);
+        // The grant is the plugin's own: an unrelated module of the platform does not get it.
+        assertThat(nativeAccess.invoke(JsonNode.class.getModule())).isEqualTo(false);
     }
 
     @Test
