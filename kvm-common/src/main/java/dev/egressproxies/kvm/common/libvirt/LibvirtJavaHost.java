@@ -112,43 +112,32 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
 
     @Override
     public void startDomain(Domain domain) {
-        org.libvirt.Domain target = unwrap(domain).domain();
-        connection.call(connect -> target.create());
+        connection.run(connect -> unwrap(domain).domain().create());
     }
 
     @Override
     public void destroyDomain(Domain domain) {
-        org.libvirt.Domain target = unwrap(domain).domain();
-        connection.call(connect -> {
-            target.destroy();
-            return null;
-        });
+        connection.run(connect -> unwrap(domain).domain().destroy());
     }
 
     @Override
     public void undefineDomain(Domain domain) {
-        org.libvirt.Domain target = unwrap(domain).domain();
-        connection.call(connect -> {
-            target.undefine(UNDEFINE_FLAGS);
-            return null;
-        });
+        connection.run(connect -> unwrap(domain).domain().undefine(UNDEFINE_FLAGS));
     }
 
     @Override
     public DomainState domainState(Domain domain) {
-        org.libvirt.Domain target = unwrap(domain).domain();
-        DomainInfo info = connection.call(connect -> target.getInfo());
+        DomainInfo info = connection.call(connect -> unwrap(domain).domain().getInfo());
         // libvirt-java's enum lists virDomainState in libvirt's order, as this module's does.
         return DomainState.values()[info.state.ordinal()];
     }
 
     @Override
     public Optional<String> domainMetadata(Domain domain, String namespaceUri) {
-        org.libvirt.Domain target = unwrap(domain).domain();
         return connection.call(connect -> {
             try {
-                return Optional.of(target.getMetadata(org.libvirt.Domain.MetadataType.ELEMENT, namespaceUri,
-                        org.libvirt.Domain.ModificationImpact.CURRENT));
+                return Optional.of(unwrap(domain).domain().getMetadata(org.libvirt.Domain.MetadataType.ELEMENT,
+                        namespaceUri, org.libvirt.Domain.ModificationImpact.CURRENT));
             } catch (org.libvirt.LibvirtException e) {
                 return absentWhen(e, LibvirtErrorCode.NO_DOMAIN_METADATA);
             }
@@ -157,9 +146,8 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
 
     @Override
     public List<InterfaceAddress> interfaceAddresses(Domain domain, AddressSource source) {
-        org.libvirt.Domain target = unwrap(domain).domain();
-        Collection<DomainInterface> interfaces = connection.call(
-                connect -> target.interfaceAddresses(sourceNumber(source), 0));
+        Collection<DomainInterface> interfaces = connection.call(connect -> unwrap(domain).domain()
+                .interfaceAddresses(sourceNumber(source), 0));
         List<InterfaceAddress> addresses = new ArrayList<>();
         for (DomainInterface networkInterface : interfaces) {
             for (DomainInterface.InterfaceAddress address : networkInterface.addrs) {
@@ -203,8 +191,7 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
 
     @Override
     public PoolInfo poolInfo(StoragePool pool) {
-        org.libvirt.StoragePool target = unwrap(pool).pool();
-        StoragePoolInfo info = connection.call(connect -> target.getInfo());
+        StoragePoolInfo info = connection.call(connect -> unwrap(pool).pool().getInfo());
         // A degraded pool still serves its volumes; only an inactive or building one does not.
         boolean running = info.state == StoragePoolState.VIR_STORAGE_POOL_RUNNING
                 || info.state == StoragePoolState.VIR_STORAGE_POOL_DEGRADED;
@@ -213,20 +200,15 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
 
     @Override
     public void refreshPool(StoragePool pool) {
-        org.libvirt.StoragePool target = unwrap(pool).pool();
-        connection.call(connect -> {
-            target.refresh(0);
-            return null;
-        });
+        connection.run(connect -> unwrap(pool).pool().refresh(0));
     }
 
     @Override
     public Optional<StorageVolume> lookupVolume(StoragePool pool, String name) {
-        org.libvirt.StoragePool target = unwrap(pool).pool();
         return connection.call(connect -> {
             StorageVol volume;
             try {
-                volume = target.storageVolLookupByName(name);
+                volume = unwrap(pool).pool().storageVolLookupByName(name);
             } catch (org.libvirt.LibvirtException e) {
                 return absentWhen(e, LibvirtErrorCode.NO_STORAGE_VOLUME);
             }
@@ -236,56 +218,40 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
 
     @Override
     public List<String> listVolumeNames(StoragePool pool) {
-        org.libvirt.StoragePool target = unwrap(pool).pool();
-        return connection.call(connect -> List.of(target.listVolumes()));
+        return connection.call(connect -> List.of(unwrap(pool).pool().listVolumes()));
     }
 
     @Override
     public String volumeXml(StorageVolume volume) {
-        StorageVol target = unwrap(volume).volume();
-        return connection.call(connect -> target.getXMLDesc(0));
+        return connection.call(connect -> unwrap(volume).volume().getXMLDesc(0));
     }
 
     @Override
     public StorageVolume createVolume(StoragePool pool, String xml) {
-        org.libvirt.StoragePool target = unwrap(pool).pool();
         return connection.call(connect -> {
-            StorageVol volume = target.storageVolCreateXML(xml, 0);
+            StorageVol volume = unwrap(pool).pool().storageVolCreateXML(xml, 0);
             return new JavaStorageVolume(this, volume, volume.getName(), volume.getPath());
         });
     }
 
     @Override
     public void uploadVolume(StorageVolume volume, InputStream data, long length) {
-        StorageVol target = unwrap(volume).volume();
-        connection.call(connect -> {
-            VolumeTransfer.upload(connect, target, data, length);
-            return null;
-        });
+        connection.run(connect -> VolumeTransfer.upload(connect, unwrap(volume).volume(), data, length));
     }
 
     @Override
     public void uploadVolumeUntilEnd(StorageVolume volume, InputStream data) {
-        StorageVol target = unwrap(volume).volume();
-        connection.call(connect -> {
-            VolumeTransfer.uploadUntilEnd(connect, target, data);
-            return null;
-        });
+        connection.run(connect -> VolumeTransfer.uploadUntilEnd(connect, unwrap(volume).volume(), data));
     }
 
     @Override
     public byte[] downloadVolume(StorageVolume volume, int maximumBytes) {
-        StorageVol target = unwrap(volume).volume();
-        return connection.call(connect -> VolumeTransfer.download(connect, target, maximumBytes));
+        return connection.call(connect -> VolumeTransfer.download(connect, unwrap(volume).volume(), maximumBytes));
     }
 
     @Override
     public void deleteVolume(StorageVolume volume) {
-        StorageVol target = unwrap(volume).volume();
-        connection.call(connect -> {
-            target.delete(0);
-            return null;
-        });
+        connection.run(connect -> unwrap(volume).volume().delete(0));
     }
 
     @Override

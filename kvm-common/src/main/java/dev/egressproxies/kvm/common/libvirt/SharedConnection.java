@@ -36,6 +36,14 @@ final class SharedConnection {
         }
     }
 
+    /** {@link #call} for work that returns nothing. */
+    void run(ConnectWork work) {
+        call(connect -> {
+            work.run(connect);
+            return null;
+        });
+    }
+
     /**
      * Whether the connection is open and libvirt still considers it connected; never blocks on the
      * daemon (libvirt only checks its socket).
@@ -74,5 +82,11 @@ final class SharedConnection {
     @FunctionalInterface
     interface ConnectAction<T> {
         T apply(Connect connect) throws org.libvirt.LibvirtException;
+    }
+
+    /** {@link ConnectAction} without a result. */
+    @FunctionalInterface
+    interface ConnectWork {
+        void run(Connect connect) throws org.libvirt.LibvirtException;
     }
 }
