@@ -94,11 +94,11 @@ class ReleaseArchiveEndToEndTest {
         assertThat(providers.toString()).contains(unpacked.resolve("plugins/kvm").toString());
         Path cache = home.resolve(".cache/egressctl");
         assertThat(awaitArchive(cache, FileTime.fromMillis(0))).as("class-data-sharing archive in " + cache).isTrue();
-        EgressctlProcess.Result mapped = new EgressctlProcess(symlink, home, work)
+        EgressctlProcess classLoads = new EgressctlProcess(symlink, home, work)
                 .with("JAVA_HOME", jdk.getParent().toString())
                 .with("EGRESSCTL_NO_CDS_CACHE", "")
-                .with("EGRESSCTL_JAVA_OPTS", "-Xlog:class+load=info")
-                .run("--version");
+                .with("EGRESSCTL_JAVA_OPTS", "-Xlog:class+load=info");
+        EgressctlProcess.Result mapped = classLoads.run("--version");
         assertThat(mapped.out()).contains("dev.egressproxies.runtime.Main source: shared objects file")
                 // The plugin layers' classes are in it too, archived from this folder's plugin jars.
                 .contains("dev.egressproxies.kvm.KvmProviderFactory source: shared objects file");
@@ -120,11 +120,8 @@ class ReleaseArchiveEndToEndTest {
         assertThat(upgraded.err()).doesNotContain("cds");
         assertThat(awaitArchive(cache, Files.getLastModifiedTime(replaced)))
                 .as("a new class-data-sharing archive in " + cache).isTrue();
-        assertThat(new EgressctlProcess(symlink, home, work)
-                .with("JAVA_HOME", jdk.getParent().toString())
-                .with("EGRESSCTL_NO_CDS_CACHE", "")
-                .with("EGRESSCTL_JAVA_OPTS", "-Xlog:class+load=info")
-                .run("--version").out()).contains("dev.egressproxies.runtime.Main source: shared objects file");
+        assertThat(classLoads.run("--version").out())
+                .contains("dev.egressproxies.runtime.Main source: shared objects file");
 
         EgressctlProcess.Result created = egressctl.run("create", "vm1", "--machine-type", "small",
                 "--image", "debian-12");
