@@ -570,6 +570,9 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         // How long a write may wait for the host to accept more data.
         CoreModuleProperties.WAIT_FOR_SPACE_TIMEOUT.set(client, Duration.ofDays(1));
         CoreModuleProperties.SOCKET_KEEPALIVE.set(client, true);
+        // Nagle's algorithm held each small handshake or libvirt message behind the host's delayed ACK
+        // (40 ms on Linux), five times in a first contact; see docs/benchmarks.md.
+        CoreModuleProperties.TCP_NODELAY.set(client, true);
         client.addSessionListener(new SessionListener() {
             @Override
             public void sessionEstablished(Session session) {

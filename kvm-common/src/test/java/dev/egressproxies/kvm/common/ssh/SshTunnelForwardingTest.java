@@ -18,6 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.sshd.client.SshClient;
 import org.apache.sshd.common.NamedResource;
+import org.apache.sshd.core.CoreModuleProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -99,6 +100,14 @@ class SshTunnelForwardingTest {
                 .doesNotHaveDuplicates()
                 .containsExactlyInAnyOrderElementsOf(defaults);
         assertThat(SshTunnel.runningClient()).as("the last tunnel's close stops the client").isEmpty();
+    }
+
+    @Test
+    void theClientTurnsOffNaglesAlgorithmSoSmallMessagesAreNotHeldBackByDelayedAcknowledgements() {
+        try (UnixSocketRelay tunnel = open()) {
+            // MINA applies the property to each connection's socket (Nio2Service.setSocketOptions).
+            assertThat(CoreModuleProperties.TCP_NODELAY.getRequired(SshTunnel.runningClient().orElseThrow())).isTrue();
+        }
     }
 
     /** Writes {@code sent} while reading the echo in this thread, then half-closes and reads to the end. */
