@@ -33,38 +33,31 @@ final class VolumeTransfer {
             // libvirt reads a length of zero as "up to the end of the volume"; nothing to send.
             return;
         }
-        Stream stream = connect.streamNew(0);
-        boolean finished = false;
-        try {
-            volume.upload(stream, 0, length, 0);
-            Chunk chunk = new Chunk((int) Math.min(CHUNK_BYTES, length));
-            long left = length;
-            while (left > 0) {
-                int wanted = (int) Math.min(chunk.bytes.length, left);
-                int read = readChunk(data, chunk.bytes, wanted, length - left, length);
-                chunk.send(stream, read);
-                left -= read;
-            }
-            stream.finish();
-            finished = true;
-        } finally {
-            if (!finished) {
-                abortQuietly(stream);
-            }
-            freeQuietly(stream);
-        }
+        send(connect, volume, length, (int) Math.min(CHUNK_BYTES, length), (chunk, sent) -> sent == length ? 0
+                : readChunk(data, chunk, (int) Math.min(chunk.length, length - sent), sent, length));
     }
 
     /** Streams {@code data} into the volume from its start until {@code data} ends. */
     static void uploadUntilEnd(Connect connect, StorageVol volume, InputStream data) throws org.libvirt.LibvirtException {
+        send(connect, volume, 0, CHUNK_BYTES, (chunk, sent) -> readSome(data, chunk, sent));
+    }
+
+    /** Where an upload's chunks come from: fills the start of {@code chunk}, returning the count, 0 or less at the end. */
+    private interface ChunkSource {
+        int fill(byte[] chunk, long sent);
+    }
+
+    /** Uploads {@code length} bytes (0: until the source ends) and finishes the stream, or aborts it on any failure. */
+    private static void send(Connect connect, StorageVol volume, long length, int chunkBytes, ChunkSource source)
+            throws org.libvirt.LibvirtException {
         Stream stream = connect.streamNew(0);
         boolean finished = false;
         try {
-            volume.upload(stream, 0, 0, 0);
-            Chunk chunk = new Chunk(CHUNK_BYTES);
+            volume.upload(stream, 0, length, 0);
+            Chunk chunk = new Chunk(chunkBytes);
             long sent = 0;
             int read;
-            while ((read = readSome(data, chunk.bytes, sent)) != -1) {
+            while ((read = source.fill(chunk.bytes, sent)) > 0) {
                 chunk.send(stream, read);
                 sent += read;
             }
