@@ -49,6 +49,7 @@ import org.apache.sshd.common.NamedFactory;
 import org.apache.sshd.common.SshConstants;
 import org.apache.sshd.common.SshException;
 import org.apache.sshd.common.channel.ChannelFactory;
+import org.apache.sshd.common.channel.RequestHandler;
 import org.apache.sshd.common.channel.LocalWindow;
 import org.apache.sshd.common.channel.exception.SshChannelOpenException;
 import org.apache.sshd.common.cipher.BuiltinCiphers;
@@ -571,8 +572,12 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         CoreModuleProperties.WAIT_FOR_SPACE_TIMEOUT.set(client, Duration.ofDays(1));
         CoreModuleProperties.SOCKET_KEEPALIVE.set(client, true);
         // Nagle's algorithm held each small handshake or libvirt message behind the host's delayed ACK
-        // (40 ms on Linux), five times in a first contact; see docs/benchmarks.md.
+        // (40 ms on Linux), five times in a first contact (docs/benchmarks.md). sshd keeps it on its
+        // side; HostKeysAcknowledgement avoids the one pause that caused in every first contact.
         CoreModuleProperties.TCP_NODELAY.set(client, true);
+        List<RequestHandler<ConnectionService>> handlers = new ArrayList<>(List.of(new HostKeysAcknowledgement()));
+        handlers.addAll(client.getGlobalRequestHandlers());
+        client.setGlobalRequestHandlers(handlers);
         client.addSessionListener(new SessionListener() {
             @Override
             public void sessionEstablished(Session session) {
@@ -611,6 +616,24 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     /** The running client, if a tunnel is open; tests read its algorithm choices and count its sessions. */
     static synchronized Optional<SshClient> runningClient() {
         return Optional.ofNullable(runningClient);
+    }
+
+    /**
+     * Answers sshd's host-key announcement at once with an {@code SSH_MSG_IGNORE}, leaving the announcement
+     * itself to MINA's handler. sshd sends it right after the login with Nagle's algorithm on, so its answer
+     * to our first channel open waited for our acknowledgement, which Linux delays by 40 ms.
+     */
+    static final class HostKeysAcknowledgement implements RequestHandler<ConnectionService> {
+        static final String ANNOUNCEMENT = "hostkeys-00@openssh.com";
+
+        @Override
+        public Result process(ConnectionService service, String request, boolean wantReply, Buffer buffer)
+                throws IOException {
+            if (ANNOUNCEMENT.equals(request)) {
+                service.getSession().sendIgnoreMessage();
+            }
+            return Result.Unsupported;
+        }
     }
 
     /** OpenSSH's {@code direct-streamlocal@openssh.com} channel to a unix socket of the server, which MINA lacks. */

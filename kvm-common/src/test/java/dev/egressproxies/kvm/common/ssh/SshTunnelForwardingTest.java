@@ -17,7 +17,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.sshd.client.SshClient;
+import org.apache.sshd.client.global.OpenSshHostKeysHandler;
 import org.apache.sshd.common.NamedResource;
+import org.apache.sshd.common.channel.RequestHandler;
+import org.apache.sshd.common.session.ConnectionService;
 import org.apache.sshd.core.CoreModuleProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -107,6 +110,16 @@ class SshTunnelForwardingTest {
         try (UnixSocketRelay tunnel = open()) {
             // MINA applies the property to each connection's socket (Nio2Service.setSocketOptions).
             assertThat(CoreModuleProperties.TCP_NODELAY.getRequired(SshTunnel.runningClient().orElseThrow())).isTrue();
+        }
+    }
+
+    @Test
+    void theHostKeyAnnouncementIsAcknowledgedFirstAndStillHandledByMina() {
+        try (UnixSocketRelay tunnel = open()) {
+            List<RequestHandler<ConnectionService>> handlers = SshTunnel.runningClient().orElseThrow()
+                    .getGlobalRequestHandlers();
+            assertThat(handlers.get(0)).isInstanceOf(SshTunnel.HostKeysAcknowledgement.class);
+            assertThat(handlers).hasAtLeastOneElementOfType(OpenSshHostKeysHandler.class);
         }
     }
 
