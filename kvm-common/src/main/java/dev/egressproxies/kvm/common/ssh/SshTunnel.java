@@ -49,8 +49,8 @@ import org.apache.sshd.common.NamedFactory;
 import org.apache.sshd.common.SshConstants;
 import org.apache.sshd.common.SshException;
 import org.apache.sshd.common.channel.ChannelFactory;
-import org.apache.sshd.common.channel.RequestHandler;
 import org.apache.sshd.common.channel.LocalWindow;
+import org.apache.sshd.common.channel.RequestHandler;
 import org.apache.sshd.common.channel.exception.SshChannelOpenException;
 import org.apache.sshd.common.cipher.BuiltinCiphers;
 import org.apache.sshd.common.cipher.Cipher;
@@ -573,7 +573,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         CoreModuleProperties.SOCKET_KEEPALIVE.set(client, true);
         // Nagle's algorithm held each small handshake or libvirt message behind the host's delayed ACK
         // (40 ms on Linux), five times in a first contact (docs/benchmarks.md). sshd keeps it on its
-        // side; HostKeysAcknowledgement avoids the one pause that caused in every first contact.
+        // side; HostKeysAcknowledgement avoids the pause that caused in every first contact.
         CoreModuleProperties.TCP_NODELAY.set(client, true);
         List<RequestHandler<ConnectionService>> handlers = new ArrayList<>(List.of(new HostKeysAcknowledgement()));
         handlers.addAll(client.getGlobalRequestHandlers());
