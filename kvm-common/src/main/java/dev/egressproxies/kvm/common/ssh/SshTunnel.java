@@ -40,6 +40,7 @@ import org.apache.sshd.client.future.AuthFuture;
 import org.apache.sshd.client.future.ConnectFuture;
 import org.apache.sshd.client.future.DefaultOpenFuture;
 import org.apache.sshd.client.future.OpenFuture;
+import org.apache.sshd.client.global.OpenSshHostKeysHandler;
 import org.apache.sshd.client.keyverifier.ServerKeyVerifier;
 import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.common.AttributeRepository;
@@ -624,12 +625,10 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
      * to our first channel open waited for our acknowledgement, which Linux delays by 40 ms.
      */
     static final class HostKeysAcknowledgement implements RequestHandler<ConnectionService> {
-        static final String ANNOUNCEMENT = "hostkeys-00@openssh.com";
-
         @Override
         public Result process(ConnectionService service, String request, boolean wantReply, Buffer buffer)
                 throws IOException {
-            if (ANNOUNCEMENT.equals(request)) {
+            if (OpenSshHostKeysHandler.REQUEST.equals(request)) {
                 service.getSession().sendIgnoreMessage();
             }
             return Result.Unsupported;
