@@ -39,8 +39,9 @@ public final class RootCommand {
             description = "How long one provider call may take, like 30s, 5m or 1h (default ${DEFAULT-VALUE}).")
     Duration timeout;
 
-    @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT, description = "Log what happens, at debug level, to standard error.")
-    boolean verbose;
+    @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT,
+            description = "Log what happens, at debug level, to standard error (-vv: the SSH library's debug lines too).")
+    boolean[] verbose = new boolean[0];
 
     private final Surroundings surroundings;
     private final Function<Invocation, Session> sessions;
@@ -60,7 +61,7 @@ public final class RootCommand {
     /** The session, opened on first use with the parsed global options. */
     Session session() {
         if (session == null) {
-            session = sessions.apply(new Invocation(config, output, timeout, verbose, surroundings.environment(),
+            session = sessions.apply(new Invocation(config, output, timeout, verbose.length, surroundings.environment(),
                     surroundings.workingDirectory(), surroundings.userHome(), surroundings.out(),
                     surroundings.err(), surroundings.terminal()));
         }

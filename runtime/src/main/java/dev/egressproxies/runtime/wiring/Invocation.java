@@ -14,7 +14,8 @@ import java.util.Map;
  * @param configOption the {@code --config} option, or null
  * @param output       the {@code -o} option
  * @param timeout      the {@code --timeout} option: how long one provider call may take
- * @param verbose      whether to log at debug level
+ * @param verbosity    how many {@code -v} options were given: 0 logs warnings, 1 debug lines but the
+ *                     SSH library's (info), 2 or more the SSH library's debug lines too
  * @param environment  the process environment
  * @param workingDirectory the current directory
  * @param userHome     the user's home directory
@@ -22,7 +23,7 @@ import java.util.Map;
  * @param err          standard error
  * @param terminal     whether standard error is an interactive terminal (progress is shown only then)
  */
-public record Invocation(Path configOption, OutputFormat output, Duration timeout, boolean verbose,
+public record Invocation(Path configOption, OutputFormat output, Duration timeout, int verbosity,
                          Map<String, String> environment, Path workingDirectory, Path userHome,
                          PrintStream out, PrintStream err, boolean terminal) {
     /** Copies the environment. */

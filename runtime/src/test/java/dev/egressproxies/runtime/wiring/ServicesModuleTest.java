@@ -24,7 +24,7 @@ class ServicesModuleTest {
 
     @Test
     void theStateDirectoryFollowsXdg() {
-        Invocation invocation = new Invocation(null, OutputFormat.TABLE, Duration.ofMinutes(1), false,
+        Invocation invocation = new Invocation(null, OutputFormat.TABLE, Duration.ofMinutes(1), 0,
                 Map.of("XDG_STATE_HOME", "/var/tmp/xdg"), Path.of("/w"), Path.of("/home/u"), System.out, System.err,
                 false);
         assertThat(ServicesModule.stateDirectory(invocation)).isEqualTo(Path.of("/var/tmp/xdg/egress"));
@@ -34,7 +34,7 @@ class ServicesModuleTest {
 
     @Test
     void aRelativeXdgStateHomeIsIgnoredAsTheSpecificationSays() {
-        Invocation invocation = new Invocation(null, OutputFormat.TABLE, Duration.ofMinutes(1), false,
+        Invocation invocation = new Invocation(null, OutputFormat.TABLE, Duration.ofMinutes(1), 0,
                 Map.of("XDG_STATE_HOME", "relative/state"), Path.of("/w"), Path.of("/home/u"), System.out, System.err,
                 false);
         assertThat(ServicesModule.stateDirectory(invocation)).isEqualTo(Path.of("/home/u/.local/state/egress"));
@@ -42,7 +42,7 @@ class ServicesModuleTest {
 
     private static Invocation invocation(OutputFormat output, boolean terminal) {
         PrintStream discard = new PrintStream(new ByteArrayOutputStream());
-        return new Invocation(null, output, Duration.ofMinutes(1), false, Map.of(), Path.of("/w"), Path.of("/home/u"),
+        return new Invocation(null, output, Duration.ofMinutes(1), 0, Map.of(), Path.of("/w"), Path.of("/home/u"),
                 discard, discard, terminal);
     }
 }

@@ -638,6 +638,17 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     /** OpenSSH's {@code direct-streamlocal@openssh.com} channel to a unix socket of the server, which MINA lacks. */
     private static final class StreamLocalChannel extends AsyncCapableClientChannel {
         private static final String TYPE = "direct-streamlocal@openssh.com";
+        private static final String LEVEL_PREFIX = "org.slf4j.simpleLogger.log.";
+
+        static {
+            // MINA's channel code logs each packet and window change through this class's logger, so
+            // it takes the level egressctl gives the SSH library (slf4j-simple reads it per logger).
+            String library = System.getProperty(LEVEL_PREFIX + "org.apache.sshd");
+            if (library != null) {
+                System.getProperties().putIfAbsent(LEVEL_PREFIX + StreamLocalChannel.class.getName(), library);
+            }
+        }
+
         private final String socketPath;
 
         StreamLocalChannel(String socketPath) {
