@@ -22,7 +22,8 @@ public final class LoggingModule {
     @Provides
     @Singleton
     static LoggingReady logging(Invocation invocation) {
-        String level = invocation.verbosity() > 0 ? "debug" : "warn";
+        boolean verbose = invocation.verbosity() > 0;
+        String level = verbose ? "debug" : "warn";
         // slf4j-simple reads these once, when the first logger is made; nothing logs before the
         // component is built, so setting them here takes effect.
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", level);
@@ -35,8 +36,8 @@ public final class LoggingModule {
             default -> System.clearProperty(SSH_LIBRARY);
         }
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
-        // With -v, milliseconds since start, so a slow step shows; without, lines a user reads as messages.
-        System.setProperty("org.slf4j.simpleLogger.showDateTime", Boolean.toString(invocation.verbosity() > 0));
+        // With -v, milliseconds since logging began, so a slow step shows; without, lines read as messages.
+        System.setProperty("org.slf4j.simpleLogger.showDateTime", Boolean.toString(verbose));
         System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
         System.setProperty("org.slf4j.simpleLogger.showShortLogName", "true");
         return new LoggingReady(level);
