@@ -62,6 +62,7 @@ final class EntryReconciler {
     private volatile Instant lastPass;
     private volatile boolean stopped;
     private Set<String> lastHeld = Set.of();
+    private int downPasses;
     private ScheduledFuture<?> scheduled;
     private Instant scheduledAt;
 
@@ -188,6 +189,11 @@ final class EntryReconciler {
                 }
             }
             forgetGone(shown);
+            // A zone that does not answer is tried again sooner than the resync, backing off.
+            downPasses = down.isEmpty() ? 0 : downPasses + 1;
+            if (downPasses > 0) {
+                requestPass(context.backoff().after(downPasses));
+            }
             managed = known.size();
             lastPass = context.clock().instant();
             context.metrics().pass(entry, down.isEmpty(), Duration.between(start, lastPass));
