@@ -92,7 +92,7 @@ final class EntryReconciler {
             scheduled.cancel(false);
         }
         scheduledAt = at;
-        scheduled = context.timer().schedule(this::runPass, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+        scheduled = context.timer().schedule(this::runPass, Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
     }
 
     /** Stops asking for passes; operations in flight are the queue's. */
@@ -125,6 +125,10 @@ final class EntryReconciler {
     }
 
     private void runPass() {
+        synchronized (this) {
+            // This pass has begun: a pass it asks for (a backoff ending, a follow-up) must be scheduled anew.
+            scheduled = null;
+        }
         try {
             if (!stopped && context.authority().mayAct(entry)) {
                 pass();
