@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.zip.GZIPOutputStream;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.http.HttpStatus;
@@ -38,6 +39,14 @@ final class ApiHandler extends Handler.Abstract {
     private final Supplier<Optional<String>> notReady;
     private final ApiDocuments documents = new ApiDocuments();
     private final byte[] page;
+    private volatile ProxiesDocument proxiesDocument = new ProxiesDocument(-1, "", new byte[0], new byte[0]);
+
+    /**
+     * The serialised {@code /v1/proxies} of one version of the views and one desired revision, plain
+     * and gzipped (a tenth of the size: what a dashboard that asks for gzip is sent).
+     */
+    private record ProxiesDocument(long version, String revision, byte[] plain, byte[] gzipped) {
+    }
 
     /**
      * @param token         the API token, or null when none is configured
@@ -90,8 +99,14 @@ final class ApiHandler extends Handler.Abstract {
             }
             case "/v1/proxies" -> {
                 if (readOnly(read, response, callback) && authorised(request, response, callback, tokenForReads)) {
-                    json(response, callback, HttpStatus.OK_200, documents.proxies(reconciler.desired().revision(),
-                            reconciler.proxies()));
+                    ProxiesDocument document = proxiesDocument();
+                    response.getHeaders().put(HttpHeader.VARY, "Accept-Encoding");
+                    if (acceptsGzip(request)) {
+                        response.getHeaders().put(HttpHeader.CONTENT_ENCODING, "gzip");
+                        send(response, callback, HttpStatus.OK_200, JSON, document.gzipped());
+                    } else {
+                        send(response, callback, HttpStatus.OK_200, JSON, document.plain());
+                    }
                 }
             }
             case "/v1/entries" -> {
@@ -150,6 +165,53 @@ final class ApiHandler extends Handler.Abstract {
                     () -> json(response, callback, HttpStatus.NOT_FOUND_404, documents.error("no proxy '" + parts[1]
                             + "' in entry '" + parts[0] + "': it is neither desired nor managed there")));
         }
+    }
+
+    /**
+     * The proxies document, made again only when a view or the revision changed: between two passes
+     * every caller gets the same bytes, so a dashboard polling hundreds of proxies costs a copy, not
+     * a serialisation.
+     */
+    private ProxiesDocument proxiesDocument() {
+        long version = reconciler.proxiesVersion();
+        String revision = reconciler.desired().revision();
+        ProxiesDocument cached = proxiesDocument;
+        if (cached.version() == version && cached.revision().equals(revision)) {
+            return cached;
+        }
+        synchronized (this) {
+            cached = proxiesDocument;
+            if (cached.version() != version || !cached.revision().equals(revision)) {
+                // The version is read before the views, so a change during the read makes the next call read again.
+                byte[] plain = documents.bytes(documents.proxies(revision, reconciler.proxies()));
+                cached = new ProxiesDocument(version, revision, plain, gzip(plain));
+                proxiesDocument = cached;
+            }
+            return cached;
+        }
+    }
+
+    private static boolean acceptsGzip(Request request) {
+        for (String value : request.getHeaders().getValuesList(HttpHeader.ACCEPT_ENCODING)) {
+            for (String coding : value.split(",")) {
+                String[] parts = coding.strip().split(";");
+                if (parts[0].strip().equalsIgnoreCase("gzip") && !(parts.length > 1 && parts[1].replace(" ", "")
+                        .equals("q=0"))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static byte[] gzip(byte[] plain) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(plain.length / 8 + 64);
+        try (GZIPOutputStream zip = new GZIPOutputStream(out)) {
+            zip.write(plain);
+        } catch (IOException e) {
+            throw new UncheckedIOException("gzip into memory cannot fail", e);
+        }
+        return out.toByteArray();
     }
 
     private boolean authorised(Request request, Response response, Callback callback, boolean needed) {

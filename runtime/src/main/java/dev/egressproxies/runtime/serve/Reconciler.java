@@ -166,6 +166,11 @@ public final class Reconciler {
         return reconciler == null ? Optional.empty() : Optional.of(reconciler.confirmDeletes());
     }
 
+    /** A number that changes whenever a proxy's view does. */
+    public long proxiesVersion() {
+        return context.status().version();
+    }
+
     /** Every proxy, by entry and name. */
     public List<ProxyView> proxies() {
         return context.status().all();
