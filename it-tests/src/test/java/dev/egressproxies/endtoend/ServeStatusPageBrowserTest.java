@@ -113,31 +113,23 @@ class ServeStatusPageBrowserTest {
                         "zone", proxy.get("observed").get("zone").asText(),
                         "ip", proxy.get("observed").get("ip").asText()));
             }
+            StatusPageDom shown = new StatusPageDom(dom);
             List<Map<String, String>> rendered = new ArrayList<>();
-            for (Element row : elements(dom, "tr")) {
-                if (row.attributes().containsKey("data-proxy")) {
-                    Map<String, String> cells = cells(row.inner());
-                    rendered.add(Map.of("proxy", row.attributes().get("data-proxy"),
-                            "state", row.attributes().get("data-state"), "id", cells.get("id"),
-                            "zone", cells.get("zone"), "ip", cells.get("ip")));
-                    assertThat(cells.get("state")).as("the state cell's text").contains(row.attributes().get("data-state"));
-                    assertThat(cells.get("name")).isEqualTo(row.attributes().get("data-name"));
-                }
+            for (StatusPageDom.Row row : shown.rows()) {
+                rendered.add(Map.of("proxy", row.attribute("data-proxy"), "state", row.attribute("data-state"),
+                        "id", row.cell("id"), "zone", row.cell("zone"), "ip", row.cell("ip")));
+                assertThat(row.cell("state")).as("the state cell's text").contains(row.attribute("data-state"));
+                assertThat(row.cell("name")).isEqualTo(row.attribute("data-name"));
             }
             assertThat(rendered).as("the page's rows, in the API's order").isEqualTo(expected);
             assertThat(expected).hasSize(PROXIES);
 
             JsonNode set = get(base.resolve("v1/desired"));
-            assertThat(text(dom, "revision")).isEqualTo(set.get("revision").asText());
-            assertThat(attributesOf(dom, "problems")).containsEntry("data-problems", "0").containsKey("hidden");
-            assertThat(attributesOf(dom, "unreachable")).as("the API-unreachable banner").containsKey("hidden");
+            assertThat(shown.text("revision")).isEqualTo(set.get("revision").asText());
+            assertThat(shown.attributesOf("problems")).containsEntry("data-problems", "0");
+            assertThat(shown.hidden("problems")).as("the rejected-edit banner is hidden").isTrue();
+            assertThat(shown.hidden("unreachable")).as("the API-unreachable banner is hidden").isTrue();
 
-            Map<String, String> hostsShown = new LinkedHashMap<>();
-            for (Element item : elements(dom, "li")) {
-                if (item.attributes().containsKey("data-host")) {
-                    hostsShown.put(item.attributes().get("data-host"), item.attributes().get("data-up"));
-                }
-            }
             Map<String, String> hostsReported = new LinkedHashMap<>();
             for (JsonNode entry : get(base.resolve("v1/entries")).get("entries")) {
                 for (JsonNode host : entry.get("hosts")) {
@@ -145,8 +137,8 @@ class ServeStatusPageBrowserTest {
                             host.get("up").asText());
                 }
             }
-            assertThat(hostsShown).as("hosts and link health on the page").isEqualTo(hostsReported);
-            assertThat(hostsShown).containsEntry("lab/zone-a", "true").containsEntry("lab/zone-b", "true");
+            assertThat(shown.hostsUp()).as("hosts and link health on the page").isEqualTo(hostsReported)
+                    .containsEntry("lab/zone-a", "true").containsEntry("lab/zone-b", "true");
         } catch (RuntimeException | Error e) {
             failed = e;
             throw e;
@@ -278,71 +270,5 @@ class ServeStatusPageBrowserTest {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted", e);
         }
-    }
-
-    // Chromium's DOM dump is serialized HTML: attributes always in double quotes, text escaped.
-    // The page nests no table in a cell and no list in a host item, so a non-greedy match to the
-    // element's end tag is its whole content.
-
-    /** An element of the dump: its attributes and its inner HTML. */
-    private record Element(Map<String, String> attributes, String inner) {
-    }
-
-    private static final Pattern ATTRIBUTE = Pattern.compile("([\\w:-]+)(?:=\"([^\"]*)\")?");
-
-    private static List<Element> elements(String html, String tag) {
-        Matcher matcher = Pattern.compile("<" + tag + "\\b([^>]*)>(.*?)</" + tag + ">", Pattern.DOTALL).matcher(html);
-        List<Element> found = new ArrayList<>();
-        while (matcher.find()) {
-            found.add(new Element(attributes(matcher.group(1)), matcher.group(2)));
-        }
-        return found;
-    }
-
-    private static Map<String, String> attributes(String text) {
-        Map<String, String> attributes = new LinkedHashMap<>();
-        Matcher matcher = ATTRIBUTE.matcher(text);
-        while (matcher.find()) {
-            attributes.put(matcher.group(1), matcher.group(2) == null ? "" : unescape(matcher.group(2)));
-        }
-        return attributes;
-    }
-
-    /** The text of each {@code <td data-field=...>} cell, by field. */
-    private static Map<String, String> cells(String rowHtml) {
-        Map<String, String> cells = new LinkedHashMap<>();
-        for (Element cell : elements(rowHtml, "td")) {
-            String field = cell.attributes().get("data-field");
-            if (field != null) {
-                cells.put(field, textOf(cell.inner()));
-            }
-        }
-        return cells;
-    }
-
-    /** The attributes of the element with this id. */
-    private static Map<String, String> attributesOf(String html, String id) {
-        Matcher matcher = Pattern.compile("<\\w+\\b([^>]*\\bid=\"" + Pattern.quote(id) + "\"[^>]*)>").matcher(html);
-        assertThat(matcher.find()).as("the page has an element with id %s", id).isTrue();
-        return attributes(matcher.group(1));
-    }
-
-    /** The text of the element with this id, which holds no element of its own tag. */
-    private static String text(String html, String id) {
-        Matcher matcher = Pattern.compile("<(\\w+)\\b[^>]*\\bid=\"" + Pattern.quote(id) + "\"[^>]*>(.*?)</\\1>",
-                Pattern.DOTALL).matcher(html);
-        assertThat(matcher.find()).as("the page has an element with id %s", id).isTrue();
-        return textOf(matcher.group(2));
-    }
-
-    /** What a reader sees: tags dropped, entities decoded, a lone dash (an empty cell's mark) as empty. */
-    private static String textOf(String innerHtml) {
-        String text = unescape(innerHtml.replaceAll("<[^>]*>", "")).strip();
-        return text.equals("\u2014") ? "" : text;
-    }
-
-    private static String unescape(String html) {
-        return html.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&nbsp;", "\u00a0")
-                .replace("&amp;", "&");
     }
 }
