@@ -139,7 +139,7 @@ class ServeStatusPageBrowserTest {
             }
             assertThat(shown.hostsUp()).as("hosts and link health on the page").isEqualTo(hostsReported)
                     .containsEntry("lab/zone-a", "true").containsEntry("lab/zone-b", "true");
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
             failed = e;
             throw e;
         } finally {
