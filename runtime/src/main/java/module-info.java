@@ -16,6 +16,16 @@ module dev.egressproxies.runtime {
     requires static io.opentelemetry.sdk;
     requires static io.opentelemetry.sdk.autoconfigure;
     requires org.slf4j;
+    // Only 'egressctl serve' uses the HTTP server and the metrics library; the launcher adds lib/serve for it alone.
+    requires static org.eclipse.jetty.server;
+    requires static org.eclipse.jetty.http;
+    requires static org.eclipse.jetty.io;
+    requires static org.eclipse.jetty.util;
+    requires static io.prometheus.metrics.core;
+    requires static io.prometheus.metrics.model;
+    requires static io.prometheus.writer.text;
+    // serve handles SIGTERM and SIGINT itself (sun.misc.Signal), to finish its operations and exit 0.
+    requires jdk.unsupported;
     // Only 'egressctl conformance' uses the suite; the launcher adds lib/conformance for it alone.
     requires static dev.egressproxies.conformance;
 
@@ -25,6 +35,7 @@ module dev.egressproxies.runtime {
     exports dev.egressproxies.runtime.config;
     exports dev.egressproxies.runtime.apply;
     exports dev.egressproxies.runtime.wiring;
+    exports dev.egressproxies.runtime.serve;
 
     // picocli builds the subcommands reflectively; Jackson binds the desired-set records.
     opens dev.egressproxies.runtime.cli to info.picocli;

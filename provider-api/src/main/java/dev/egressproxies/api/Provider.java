@@ -108,6 +108,32 @@ public interface Provider extends AutoCloseable {
     List<Instance> listManaged(Deadline deadline);
 
     /**
+     * The zones this entry's instances live in, each of which {@link #listManaged(String, Deadline)}
+     * reads on its own, so that a caller acting zone by zone (the resident {@code egressctl serve})
+     * keeps working on the zones that answer while one does not. Empty, the default, when the
+     * backend cannot list a zone alone; such an entry is listed whole.
+     */
+    default List<String> zones() {
+        return List.of();
+    }
+
+    /**
+     * Lists the instances of one of the {@link #zones()}: exactly those {@link #listManaged(Deadline)}
+     * reports in that zone, all or nothing for the zone. Only that zone is consulted, so another zone
+     * that does not answer has no effect here.
+     *
+     * <p>The default filters {@link #listManaged(Deadline)} by each instance's recorded zone, so it
+     * fails whenever any zone does; backends that can read a zone alone override it with
+     * {@link #zones()}.
+     *
+     * @throws ProviderException TRANSIENT when the zone could not be read, PERMANENT when it is not
+     *                           one of {@link #zones()}
+     */
+    default List<Instance> listManaged(String zone, Deadline deadline) {
+        return listManaged(deadline).stream().filter(instance -> instance.placement().zone().equals(zone)).toList();
+    }
+
+    /**
      * Checks, without changing anything, that this entry can work: its backend is reachable, its
      * credentials and configuration are accepted. Used by {@code egressctl check}.
      *

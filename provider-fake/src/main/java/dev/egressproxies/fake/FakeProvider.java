@@ -163,15 +163,38 @@ public final class FakeProvider implements Provider {
 
     @Override
     public List<Instance> listManaged(Deadline deadline) {
+        return list(null, deadline);
+    }
+
+    /** {@inheritDoc} The configured zones. */
+    @Override
+    public List<String> zones() {
+        return placements.zones();
+    }
+
+    /** {@inheritDoc} Only that zone's unreadable fault fails it. */
+    @Override
+    public List<Instance> listManaged(String zone, Deadline deadline) {
+        if (!placements.isConfiguredZone(zone)) {
+            throw new ProviderException(ErrorKind.PERMANENT, Operation.LIST_MANAGED, entry, "", "zone '" + zone
+                    + "' is not one of this entry's zones " + placements.zones());
+        }
+        return list(zone, deadline);
+    }
+
+    /** The entry's instances in {@code zone}, or in every zone when it is null. */
+    private List<Instance> list(String zone, Deadline deadline) {
         deadline.check(Operation.LIST_MANAGED, entry, "");
         faults.next(Operation.LIST_MANAGED).perform(Operation.LIST_MANAGED, entry, "", deadline);
-        List<String> unreadable = faults.unreadableZones();
+        List<String> unreadable = faults.unreadableZones().stream()
+                .filter(candidate -> zone == null || candidate.equals(zone)).toList();
         if (!unreadable.isEmpty()) {
-            throw zoneUnreadable(unreadable.get(0), Operation.LIST_MANAGED, "", "so the instances cannot be listed"
-                    + " whole");
+            throw zoneUnreadable(unreadable.get(0), Operation.LIST_MANAGED, "", zone == null
+                    ? "so the instances cannot be listed whole" : "so its instances cannot be listed");
         }
         return store.read(new StoreCall(Operation.LIST_MANAGED, "", deadline)).values().stream()
                 .filter(scope::lists)
+                .filter(stored -> zone == null || ProviderIds.zoneOf(stored.id()).equals(zone))
                 .map(lifecycle::describe)
                 .sorted(Comparator.comparing(Instance::id))
                 .collect(Collectors.toUnmodifiableList());

@@ -94,6 +94,12 @@ public final class Kvm2Provider extends InstanceEngine<Kvm2Image> {
         return telemetry.inSpan("kvm2.listManaged", Attributes.empty(), () -> super.listManaged(deadline));
     }
 
+    @Override
+    public List<Instance> listManaged(String zone, Deadline deadline) {
+        return telemetry.inSpan("kvm2.listManaged", Attributes.of(Kvm2Telemetry.HOST, zone),
+                () -> super.listManaged(zone, deadline));
+    }
+
     private Attributes attributesOf(String id) {
         String shown = id == null ? "" : id;
         return hostOf(shown).map(host -> Attributes.of(Kvm2Telemetry.INSTANCE, shown, Kvm2Telemetry.HOST, host))

@@ -66,7 +66,14 @@ public final class PlanExecutor {
         return results;
     }
 
-    private String run(PlanStep step) {
+    /**
+     * Carries out one step alone, as {@code egressctl serve} does for each proxy on its own, and
+     * returns the provider ID it ended with (for a create or replacement, the new one).
+     *
+     * @throws ProviderException when the step failed; a replacement whose create failed says that
+     *                           the old instance is gone
+     */
+    public String run(PlanStep step) {
         Provider provider = providers.apply(step.entry());
         return switch (step.action()) {
             case CREATE, START -> provider.create(step.request(), deadlines.get());

@@ -10,10 +10,14 @@ import dev.egressproxies.registry.PluginCatalog;
 import dev.egressproxies.registry.ProviderRegistry;
 import dev.egressproxies.runtime.config.ConfigException;
 import dev.egressproxies.runtime.config.Configuration;
+import dev.egressproxies.runtime.config.StateDirectory;
 import dev.egressproxies.runtime.output.Printer;
 import io.opentelemetry.api.OpenTelemetry;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -98,6 +102,21 @@ public final class Session implements AutoCloseable {
     /** Where results go. */
     public Printer printer() {
         return printer;
+    }
+
+    /** How long one provider call may take ({@code --timeout}). */
+    public Duration timeout() {
+        return invocation.timeout();
+    }
+
+    /** The user's state directory (see {@link StateDirectory}). */
+    public Path stateDirectory() {
+        return StateDirectory.resolve(invocation.environment(), invocation.userHome());
+    }
+
+    /** Standard error. */
+    public PrintStream err() {
+        return invocation.err();
     }
 
     /** A fresh deadline for one provider call, from {@code --timeout}. */

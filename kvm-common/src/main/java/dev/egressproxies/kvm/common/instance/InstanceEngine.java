@@ -128,6 +128,24 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         return List.copyOf(managed);
     }
 
+    /** {@inheritDoc} One zone per host, named as the host. */
+    @Override
+    public List<String> zones() {
+        return settings.hostNames();
+    }
+
+    /** {@inheritDoc} Reads that host alone. */
+    @Override
+    public List<Instance> listManaged(String zone, Deadline deadline) {
+        Call call = new Call(entry(), Operation.LIST_MANAGED, "", deadline);
+        HostSettings host = settings.host(zone).orElseThrow(() -> call.permanent("zone '" + zone
+                + "' is not a host of provider entry '" + entry() + "': use one of " + settings.hostNames()));
+        List<Instance> managed = new ArrayList<>(hosts.call(host, call,
+                libvirt -> InstanceInspector.listHost(libvirt, host, call)));
+        managed.sort(Comparator.comparing(Instance::id));
+        return List.copyOf(managed);
+    }
+
     /**
      * How {@code egressctl conformance} checks this entry: a placement per host with the first type
      * and image; RUNNING is not expected, since whether an image boots is the image's business.

@@ -1,0 +1,108 @@
+package dev.egressproxies.runtime.serve;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.egressproxies.api.CreateRequest;
+import dev.egressproxies.api.Instance;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The JSON documents of the {@code /v1/} API (described in docs/serve-api.yaml). User-data is
+ * never served, only its sha256; IDs are qualified with their entry, as the CLI prints them.
+ */
+final class ApiDocuments {
+    private final ObjectMapper json = new ObjectMapper();
+
+    /** {@code GET /v1/proxies}. */
+    ObjectNode proxies(String revision, List<ProxyView> views) {
+        ObjectNode document = json.createObjectNode().put("desiredRevision", revision);
+        ArrayNode proxies = document.putArray("proxies");
+        views.forEach(view -> proxies.add(proxy(view)));
+        return document;
+    }
+
+    /** One proxy. */
+    ObjectNode proxy(ProxyView view) {
+        ObjectNode node = json.createObjectNode().put("entry", view.entry()).put("name", view.name())
+                .put("id", view.id().isEmpty() ? "" : view.entry() + "/" + view.id());
+        CreateRequest desired = view.desired();
+        if (desired == null) {
+            node.putNull("desired");
+        } else {
+            node.putObject("desired").put("zone", desired.placement().zone())
+                    .put("machineType", desired.placement().machineType()).put("image", desired.placement().image())
+                    .put("userDataSha256", desired.cloudInitSha256());
+        }
+        Instance observed = view.observed();
+        if (observed == null) {
+            node.putNull("observed");
+        } else {
+            node.putObject("observed").put("zone", observed.placement().zone())
+                    .put("state", observed.state().name()).put("ip", observed.ip())
+                    .put("machineType", observed.placement().machineType()).put("image", observed.placement().image())
+                    .put("createdAt", time(observed.createdAt()));
+        }
+        node.put("state", view.state().name())
+                .put("action", view.action() == null ? null : view.action().name().toLowerCase(Locale.ROOT))
+                .put("outcome", view.outcome().label()).put("error", view.error())
+                .put("errorKind", view.errorKind() == null ? null : view.errorKind().name())
+                .put("attempts", view.attempts()).put("lastReconcile", time(view.lastReconcile()))
+                .put("nextAttempt", time(view.nextAttempt()));
+        return node;
+    }
+
+    /** {@code GET /v1/entries}. */
+    ObjectNode entries(List<EntryView> views) {
+        ObjectNode document = json.createObjectNode();
+        ArrayNode entries = document.putArray("entries");
+        for (EntryView view : views) {
+            ObjectNode entry = entries.addObject().put("name", view.name()).put("type", view.type())
+                    .put("managed", view.managed()).put("desired", view.desired()).put("lastPass", time(view.lastPass()));
+            ArrayNode pending = entry.putArray("pendingDeletes");
+            view.pendingDeletes().forEach(pending::add);
+            ArrayNode hosts = entry.putArray("hosts");
+            view.hosts().forEach(host -> hosts.addObject().put("zone", host.zone()).put("up", host.up())
+                    .put("checkedAt", time(host.checkedAt())).put("downSince", time(host.downSince()))
+                    .put("error", host.error()));
+        }
+        return document;
+    }
+
+    /** {@code GET /v1/desired}. */
+    ObjectNode desired(Reconciler.DesiredView view) {
+        ObjectNode document = json.createObjectNode().put("file", view.file().toString()).put("revision", view.revision())
+                .put("loadedAt", time(view.loadedAt())).put("lastReadAt", time(view.lastReadAt()));
+        ArrayNode problems = document.putArray("problems");
+        view.problems().forEach(problems::add);
+        return document;
+    }
+
+    /** A list of strings under one field, such as {@code {"queued": [...]}}. */
+    ObjectNode list(String field, List<String> values) {
+        ObjectNode document = json.createObjectNode();
+        ArrayNode list = document.putArray(field);
+        values.forEach(list::add);
+        return document;
+    }
+
+    /** An error document. */
+    ObjectNode error(String message) {
+        return json.createObjectNode().put("error", message);
+    }
+
+    /** The document as bytes. */
+    byte[] bytes(ObjectNode document) {
+        try {
+            return json.writeValueAsBytes(document);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("a tree always serialises", e);
+        }
+    }
+
+    private static String time(Instant instant) {
+        return instant == null ? null : instant.toString();
+    }
+}

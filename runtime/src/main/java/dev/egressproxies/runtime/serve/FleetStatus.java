@@ -1,0 +1,45 @@
+package dev.egressproxies.runtime.serve;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
+
+/** The proxies {@code serve} knows, each as its latest {@link ProxyView}; safe for concurrent use. */
+final class FleetStatus {
+    private final Map<String, ProxyView> proxies = new ConcurrentHashMap<>();
+
+    /** Replaces a proxy's view by {@code change} of it (of a fresh view when there is none). */
+    ProxyView update(String entry, String name, UnaryOperator<ProxyView> change) {
+        return proxies.compute(ProxyView.key(entry, name),
+                (key, view) -> change.apply(view == null ? ProxyView.fresh(entry, name) : view));
+    }
+
+    /** The proxy's view, if any. */
+    Optional<ProxyView> get(String entry, String name) {
+        return Optional.ofNullable(proxies.get(ProxyView.key(entry, name)));
+    }
+
+    /** Forgets a proxy. */
+    void remove(String entry, String name) {
+        proxies.remove(ProxyView.key(entry, name));
+    }
+
+    /** Every view of one entry. */
+    List<ProxyView> ofEntry(String entry) {
+        return proxies.values().stream().filter(view -> view.entry().equals(entry)).toList();
+    }
+
+    /** Every view, by entry and name. */
+    List<ProxyView> all() {
+        return proxies.values().stream()
+                .sorted(Comparator.comparing(ProxyView::entry).thenComparing(ProxyView::name)).toList();
+    }
+
+    /** Forgets every proxy of the entry. */
+    void removeEntry(String entry) {
+        proxies.values().removeIf(view -> view.entry().equals(entry));
+    }
+}
