@@ -3,6 +3,7 @@ package dev.egressproxies.endtoend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code egressctl serve}'s status page in a real browser: serve runs as its own process on a
  * file-backed fake entry with six proxies over two zones; once they all run, headless Chromium
  * loads {@code /}, and the rows, hosts and revision it rendered must be what the API says. The
- * screenshot stays in {@code target/artifacts/serve-status-page.png}, the DOM beside it. Tagged
+ * screenshot stays in {@code target/artifacts/serve-status-page.png}, the DOM beside it. The
+ * answers the page reads must also match docs/serve-api.yaml. Tagged
  * {@code integration}: it needs the packaged distribution and Debian's {@code chromium}.
  */
 @Tag("integration")
@@ -79,6 +81,7 @@ class ServeStatusPageBrowserTest {
                 serve.await("/v1/proxies", START_LIMIT, "all " + PROXIES + " proxies RUNNING",
                         ServeStatusPageBrowserTest::allRunning);
                 checkPage(chromium, serve);
+                checkDocumented(serve);
             } catch (Throwable e) {
                 failed = e;
                 throw e;
@@ -133,6 +136,19 @@ class ServeStatusPageBrowserTest {
         }
         assertThat(shown.hostsUp()).as("hosts and link health on the page").isEqualTo(hostsReported)
                 .containsEntry("lab/zone-a", "true").containsEntry("lab/zone-b", "true");
+    }
+
+    /** The answers the page reads, and an error, as docs/serve-api.yaml describes them. */
+    private static void checkDocumented(ServeProcess serve) throws IOException {
+        OpenApiDocument api = OpenApiDocument.serveApi();
+        assertThat(api.violations("ProxyList", serve.get("/v1/proxies"))).as("GET /v1/proxies").isEmpty();
+        assertThat(api.violations("Proxy", serve.get("/v1/proxies/lab/egress-1"))).as("GET /v1/proxies/lab/egress-1")
+                .isEmpty();
+        assertThat(api.violations("EntryList", serve.get("/v1/entries"))).as("GET /v1/entries").isEmpty();
+        assertThat(api.violations("Desired", serve.get("/v1/desired"))).as("GET /v1/desired").isEmpty();
+        HttpResponse<String> missing = serve.send("GET", "/v1/proxies/lab/nothing");
+        assertThat(missing.statusCode()).isEqualTo(404);
+        assertThat(api.violations("Error", new ObjectMapper().readTree(missing.body()))).as("a 404's body").isEmpty();
     }
 
     private static boolean allRunning(JsonNode list) {

@@ -2,6 +2,7 @@ package dev.egressproxies.endtoend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
@@ -69,7 +70,9 @@ class StatusPageFixtureBrowserTest {
 
     @AfterEach
     void stop() {
-        server.stop(0);
+        if (server != null) {
+            server.stop(0);
+        }
     }
 
     private void answer(HttpExchange exchange) throws IOException {
@@ -142,6 +145,17 @@ class StatusPageFixtureBrowserTest {
         assertThat(shown.hidden("unreachable")).isTrue();
         assertThat(shown.hidden("token-needed")).isTrue();
         assertThat(loaded.console()).noneMatch(line -> line.contains("Uncaught") || line.contains("Content Security Policy"));
+    }
+
+    @Test
+    void theFixedAnswersAreShapedAsTheApiDocumentSays() throws IOException {
+        troubledFleet();
+        OpenApiDocument api = OpenApiDocument.serveApi();
+        ObjectMapper json = new ObjectMapper();
+
+        assertThat(api.violations("ProxyList", json.readTree(answers.get("/v1/proxies").body()))).isEmpty();
+        assertThat(api.violations("EntryList", json.readTree(answers.get("/v1/entries").body()))).isEmpty();
+        assertThat(api.violations("Desired", json.readTree(answers.get("/v1/desired").body()))).isEmpty();
     }
 
     @Test
