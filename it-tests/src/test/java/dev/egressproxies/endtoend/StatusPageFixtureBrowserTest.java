@@ -194,7 +194,9 @@ class StatusPageFixtureBrowserTest {
         StatusPageDom shown = new StatusPageDom(load(ONE_LOAD, "status-page-token.png", 1280, 400).dom());
 
         assertThat(shown.hidden("token-needed")).isFalse();
+        assertThat(shown.hidden("token-refused")).as("no token was given yet").isTrue();
         assertThat(shown.hidden("unreachable")).isTrue();
+        assertThat(shown.rows()).isEmpty();
     }
 
     /** Dumps the page after {@code pageTime}, and screenshots it into target/artifacts when {@code png} is given. */
