@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Instance;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
@@ -33,7 +35,7 @@ final class ApiDocuments {
             node.putNull("desired");
         } else {
             node.putObject("desired").put("zone", desired.placement().zone())
-                    .put("machineType", desired.placement().machineType()).put("image", desired.placement().image())
+                    .put("machineType", desired.placement().machineType()).put("image", shownImage(desired.placement().image()))
                     .put("userDataSha256", desired.cloudInitSha256());
         }
         Instance observed = view.observed();
@@ -42,7 +44,8 @@ final class ApiDocuments {
         } else {
             node.putObject("observed").put("zone", observed.placement().zone())
                     .put("state", observed.state().name()).put("ip", observed.ip())
-                    .put("machineType", observed.placement().machineType()).put("image", observed.placement().image())
+                    .put("machineType", observed.placement().machineType())
+                    .put("image", shownImage(observed.placement().image()))
                     .put("createdAt", time(observed.createdAt()));
         }
         node.put("state", view.state().name())
@@ -99,6 +102,27 @@ final class ApiDocuments {
             return json.writeValueAsBytes(document);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException("a tree always serialises", e);
+        }
+    }
+
+    /**
+     * An image as the API shows it: an http(s) URL without its user information and query, which
+     * may carry credentials or a signature; a catalogue key as it is.
+     */
+    static String shownImage(String image) {
+        if (!image.regionMatches(true, 0, "http", 0, 4) || !image.contains("://")) {
+            return image;
+        }
+        try {
+            URI url = new URI(image);
+            if (url.getHost() == null) {
+                return "[redacted]";
+            }
+            boolean hidden = url.getRawUserInfo() != null || url.getRawQuery() != null || url.getRawFragment() != null;
+            return url.getScheme() + "://" + url.getHost() + (url.getPort() < 0 ? "" : ":" + url.getPort())
+                    + (url.getRawPath() == null ? "" : url.getRawPath()) + (hidden ? " [credentials redacted]" : "");
+        } catch (URISyntaxException malformed) {
+            return "[redacted]";
         }
     }
 

@@ -62,6 +62,7 @@ final class EntryReconciler {
     private volatile Instant lastPass;
     private volatile boolean stopped;
     private Set<String> lastHeld = Set.of();
+    private int downPasses;
     private ScheduledFuture<?> scheduled;
     private Instant scheduledAt;
 
@@ -91,7 +92,7 @@ final class EntryReconciler {
             scheduled.cancel(false);
         }
         scheduledAt = at;
-        scheduled = context.timer().schedule(this::runPass, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+        scheduled = context.timer().schedule(this::runPass, Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
     }
 
     /** Stops asking for passes; operations in flight are the queue's. */
@@ -124,6 +125,10 @@ final class EntryReconciler {
     }
 
     private void runPass() {
+        synchronized (this) {
+            // This pass has begun: a pass it asks for (a backoff ending, a follow-up) must be scheduled anew.
+            scheduled = null;
+        }
         try {
             if (!stopped && context.authority().mayAct(entry)) {
                 pass();
@@ -188,6 +193,11 @@ final class EntryReconciler {
                 }
             }
             forgetGone(shown);
+            // A zone that does not answer is tried again sooner than the resync, backing off.
+            downPasses = down.isEmpty() ? 0 : downPasses + 1;
+            if (downPasses > 0) {
+                requestPass(context.backoff().after(downPasses));
+            }
             managed = known.size();
             lastPass = context.clock().instant();
             context.metrics().pass(entry, down.isEmpty(), Duration.between(start, lastPass));

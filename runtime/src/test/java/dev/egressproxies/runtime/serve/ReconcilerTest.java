@@ -96,7 +96,8 @@ class ReconcilerTest {
             serve.desire(List.of("p1"));
             serve.reconciler.reload("test");
 
-            ServeFixture.await("three held", () -> serve.reconciler.entries().get(0).pendingDeletes().size() == 3);
+            ServeFixture.await("three held", () -> serve.reconciler.entries().get(0).pendingDeletes().size() == 3
+                    && serve.reconciler.proxy("lab", "p2").orElseThrow().outcome() == Outcome.HELD);
             assertThat(serve.instances()).hasSize(4);
             assertThat(serve.reconciler.proxy("lab", "p2").orElseThrow().outcome()).isEqualTo(Outcome.HELD);
             assertThat(serve.reconciler.confirmDeletes("lab").orElseThrow())
