@@ -39,6 +39,12 @@ packages=(
   # mounting anything: the tree (mmdebstrap), the root file system (mke2fs -d), the GPT (sfdisk,
   # in fdisk), the EFI system partition (mtools) and its boot loader (grub-mkstandalone)
   mmdebstrap e2fsprogs fdisk mtools grub-efi-amd64-bin
+
+  # the real browser that loads serve's status page headless (ServeStatusPageBrowserTest dumps
+  # its DOM and screenshots it); its text font comes through fontconfig's fonts-dejavu-core
+  chromium
+  # the HTTP load tool of the serve API benchmark (many concurrent clients, latency percentiles)
+  wrk
 )
 
 # One dpkg-query for all packages; a package dpkg has never heard of prints
