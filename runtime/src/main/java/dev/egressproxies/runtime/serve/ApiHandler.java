@@ -36,6 +36,7 @@ final class ApiHandler extends Handler.Abstract {
     private final ServeMetrics metrics;
     private final BearerToken token;
     private final boolean tokenForReads;
+    private final boolean loopbackHostsOnly;
     private final Supplier<Optional<String>> notReady;
     private final ApiDocuments documents = new ApiDocuments();
     private final byte[] page;
@@ -50,15 +51,17 @@ final class ApiHandler extends Handler.Abstract {
 
     /**
      * @param token         the API token, or null when none is configured
-     * @param tokenForReads whether reads need the token too (a listen address beyond loopback)
+     * @param beyondLoopback whether serve listens beyond loopback: reads need the token too; on
+     *                      loopback, requests must name a loopback host instead
      * @param notReady      why the service is not ready, or empty when it is
      */
-    ApiHandler(Reconciler reconciler, ServeMetrics metrics, BearerToken token, boolean tokenForReads,
+    ApiHandler(Reconciler reconciler, ServeMetrics metrics, BearerToken token, boolean beyondLoopback,
                Supplier<Optional<String>> notReady) {
         this.reconciler = reconciler;
         this.metrics = metrics;
         this.token = token;
-        this.tokenForReads = tokenForReads && token != null;
+        this.tokenForReads = beyondLoopback && token != null;
+        this.loopbackHostsOnly = !beyondLoopback;
         this.notReady = notReady;
         this.page = statusPage();
     }
@@ -69,13 +72,25 @@ final class ApiHandler extends Handler.Abstract {
         boolean read = HttpMethod.GET.is(request.getMethod()) || HttpMethod.HEAD.is(request.getMethod());
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
         response.getHeaders().put("X-Content-Type-Options", "nosniff");
+        response.getHeaders().put("Referrer-Policy", "no-referrer");
+        if (loopbackHostsOnly && !loopbackHost(request)) {
+            // A web page whose name was rebound to 127.0.0.1 would otherwise read and drive the API.
+            json(response, callback, HttpStatus.MISDIRECTED_REQUEST_421, documents.error("serve listens on loopback"
+                    + " and answers only requests for 127.0.0.1, localhost or [::1]"));
+            return true;
+        }
+        if (!read && crossSite(request)) {
+            json(response, callback, HttpStatus.FORBIDDEN_403, documents.error("a request from another site cannot"
+                    + " act on serve; send it from its own page, or from a client that is not a browser"));
+            return true;
+        }
         switch (path) {
             case "/" -> {
                 if (!readOnly(read, response, callback)) {
                     return true;
                 }
                 response.getHeaders().put("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline';"
-                        + " style-src 'unsafe-inline'; connect-src 'self'; img-src data:");
+                        + " style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'");
                 send(response, callback, HttpStatus.OK_200, "text/html; charset=utf-8", page);
             }
             case "/healthz" -> {
@@ -189,6 +204,29 @@ final class ApiHandler extends Handler.Abstract {
             }
             return cached;
         }
+    }
+
+    private static boolean loopbackHost(Request request) {
+        String host = Request.getServerName(request);
+        return host.equals("127.0.0.1") || host.equalsIgnoreCase("localhost") || host.equals("[::1]")
+                || host.equals("::1");
+    }
+
+    /**
+     * Whether a browser sent this request from another site's page: its fetch metadata says so,
+     * or its Origin is not this server's. Clients that are not browsers send neither.
+     */
+    private static boolean crossSite(Request request) {
+        String site = request.getHeaders().get("Sec-Fetch-Site");
+        if (site != null && !site.equals("same-origin") && !site.equals("none")) {
+            return true;
+        }
+        String origin = request.getHeaders().get(HttpHeader.ORIGIN);
+        if (origin == null) {
+            return false;
+        }
+        String own = request.getHttpURI().getScheme() + "://" + request.getHttpURI().getAuthority();
+        return !origin.equalsIgnoreCase(own);
     }
 
     private static boolean acceptsGzip(Request request) {

@@ -93,7 +93,9 @@ public final class Reconciler {
                 context.log().event("info", "desired set loaded", Map.of("file", file.path().toString(),
                         "revision", loaded.revision(), "cause", why));
             }
-            putInForce(loaded);
+            // The same revision read again stays the one loaded then, so its age says when the file last changed.
+            putInForce(loaded.revision().equals(inForce.revision())
+                    ? new DesiredSetFile.Loaded(loaded.state(), inForce.revision(), inForce.loadedAt()) : loaded);
         } catch (ConfigException rejected) {
             problems = problemsOf(rejected.getMessage());
             context.metrics().desiredLoad(false);

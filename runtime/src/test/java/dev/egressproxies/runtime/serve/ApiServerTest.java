@@ -150,6 +150,55 @@ class ApiServerTest {
     }
 
     @Test
+    void anotherSitesPageCannotActAndARebindingHostIsRefused() throws Exception {
+        try (ServeFixture serve = new ServeFixture(folder)) {
+            serve.desire(List.of("p1"));
+            serve.start(Duration.ofHours(1));
+            try (ApiServer server = server(serve, false, false)) {
+                String own = "http://127.0.0.1:" + server.port();
+                assertThat(raw(server.port(), "POST /v1/deletions/confirm?entry=lab", "127.0.0.1",
+                        "Origin: http://evil.example\r\n")).startsWith("HTTP/1.1 403");
+                assertThat(raw(server.port(), "POST /v1/reconcile", "127.0.0.1", "Sec-Fetch-Site: cross-site\r\n"))
+                        .startsWith("HTTP/1.1 403");
+                assertThat(raw(server.port(), "POST /v1/reconcile", "127.0.0.1:" + server.port(), "Origin: " + own
+                        + "\r\nSec-Fetch-Site: same-origin\r\n")).startsWith("HTTP/1.1 202");
+                assertThat(raw(server.port(), "GET /v1/proxies", "rebind.evil.example", ""))
+                        .startsWith("HTTP/1.1 421");
+                assertThat(raw(server.port(), "GET /v1/proxies", "localhost:" + server.port(), ""))
+                        .startsWith("HTTP/1.1 200");
+            }
+        }
+    }
+
+    /** One request over a plain socket, with a Host of the test's choosing; returns the response head. */
+    private static String raw(int port, String requestLine, String host, String headers) throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write((requestLine + " HTTP/1.1\r\nHost: " + host + "\r\n" + headers
+                    + "Content-Length: 0\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    @Test
+    void theProxiesAreSentGzippedToClientsThatAsk() throws Exception {
+        try (ServeFixture serve = new ServeFixture(folder)) {
+            serve.desire(List.of("p1", "p2"));
+            serve.start(Duration.ofHours(1));
+            ServeFixture.await("two", () -> serve.reconciler.proxies().size() == 2);
+            try (ApiServer server = server(serve, false, false)) {
+                HttpResponse<byte[]> zipped = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + server.port() + "/v1/proxies")).header("Accept-Encoding", "gzip").build(),
+                        HttpResponse.BodyHandlers.ofByteArray());
+                assertThat(zipped.headers().firstValue("Content-Encoding")).hasValue("gzip");
+                String body = new String(new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(
+                        zipped.body())).readAllBytes(), StandardCharsets.UTF_8);
+                assertThat(body).isEqualTo(send(server.port(), "GET", "/v1/proxies", null).body());
+            }
+        }
+    }
+
+    @Test
     void anOversizedHeaderIsRefused() throws Exception {
         try (ServeFixture serve = new ServeFixture(folder)) {
             serve.desire(List.of("p1"));
