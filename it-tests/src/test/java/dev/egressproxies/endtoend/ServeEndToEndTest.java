@@ -206,6 +206,40 @@ class ServeEndToEndTest {
     }
 
     @Test
+    void clientsSendingTheirHeadersAByteASecondDoNotHoldUpOthers() throws Exception {
+        desire("p1");
+        try (ServeProcess serve = ServeProcess.start(egressctl, "serve", "-f", desired.toString(), "--listen",
+                "127.0.0.1:0")) {
+            int port = Integer.parseInt(serve.base().substring(serve.base().lastIndexOf(':') + 1));
+            List<java.net.Socket> slow = new ArrayList<>();
+            try {
+                for (int index = 0; index < 64; index++) {
+                    java.net.Socket socket = new java.net.Socket("127.0.0.1", port);
+                    socket.getOutputStream().write("GET /v1/proxies HTTP/1.1\r\nHost: 127.0.0.1\r\n".getBytes(
+                            java.nio.charset.StandardCharsets.US_ASCII));
+                    slow.add(socket);
+                }
+                for (int second = 0; second < 5; second++) {
+                    for (java.net.Socket socket : slow) {
+                        socket.getOutputStream().write('X');
+                        socket.getOutputStream().flush();
+                    }
+                    long started = System.nanoTime();
+                    assertThat(serve.send("GET", "/v1/entries").statusCode()).isEqualTo(200);
+                    assertThat(serve.send("GET", "/healthz").statusCode()).isEqualTo(200);
+                    assertThat(Duration.ofNanos(System.nanoTime() - started)).as("two requests beside 64 slow clients")
+                            .isLessThan(Duration.ofSeconds(2));
+                    Thread.sleep(1000);
+                }
+            } finally {
+                for (java.net.Socket socket : slow) {
+                    socket.close();
+                }
+            }
+        }
+    }
+
+    @Test
     void jsonLogsAreOneObjectPerLine() throws Exception {
         desire("p1", "p2");
         try (ServeProcess serve = ServeProcess.start(egressctl, "serve", "-f", desired.toString(), "--listen",
