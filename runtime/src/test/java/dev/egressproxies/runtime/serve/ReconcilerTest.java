@@ -43,6 +43,22 @@ class ReconcilerTest {
     }
 
     @Test
+    void aProxyMovedToAnotherZoneIsReplaced() throws Exception {
+        try (ServeFixture serve = new ServeFixture(folder)) {
+            serve.desire(List.of("p1"));
+            serve.start(RESYNC);
+            ServeFixture.await("p1 in zone-a", () -> serve.instances().stream().anyMatch(i -> i.id().equals("zone-a/p1")));
+            serve.write("proxies:\n  - {name: p1, provider: lab, zone: zone-b, machineType: small, image: debian-12}\n");
+            serve.reconciler.reload("test");
+
+            ServeFixture.await("p1 in zone-b", () -> serve.instances().stream()
+                    .anyMatch(i -> i.id().equals("zone-b/p1")));
+            assertThat(serve.instances()).extracting(Instance::id).containsExactly("zone-b/p1");
+            assertThat(serve.log()).contains("replace lab/zone-b/p1: ok");
+        }
+    }
+
+    @Test
     void startsAStoppedInstance() throws Exception {
         try (ServeFixture serve = new ServeFixture(folder)) {
             serve.desire(List.of("p1"));
