@@ -45,6 +45,8 @@ packages=(
   chromium
   # the HTTP load tool of the serve API benchmark (many concurrent clients, latency percentiles)
   wrk
+  # a self-signed certificate for serve's TLS test
+  openssl
 )
 
 # One dpkg-query for all packages; a package dpkg has never heard of prints
