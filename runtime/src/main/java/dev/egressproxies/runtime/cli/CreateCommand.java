@@ -72,6 +72,7 @@ final class CreateCommand implements Callable<Integer> {
         Provider backend = session.provider(entry);
         String id = backend.create(request, session.deadline());
         QualifiedId qualified = new QualifiedId(entry, id);
+        new IdCache(session.stateDirectory()).add(qualified);
         Printer printer = session.printer();
         otherValues(backend, id, request, session).ifPresent(note -> printer.note("egressctl: note: " + qualified
                 + " already exists with other values than asked: " + note));

@@ -20,7 +20,8 @@ import picocli.CommandLine.ScopeType;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         subcommands = {ProvidersCommand.class, CheckCommand.class, CreateCommand.class, GetCommand.class,
-            DeleteCommand.class, ListCommand.class, ApplyCommand.class, ConformanceCommand.class, WaitCommand.class},
+            DeleteCommand.class, ListCommand.class, ApplyCommand.class, ConformanceCommand.class, WaitCommand.class,
+            CompletionCommand.class},
         footer = {"",
             "Config search order: --config, $EGRESS_CONFIG, ./egress.yaml, ~/.config/egress/config.yaml,"
                 + " else a built-in default with one 'fake' entry.",
