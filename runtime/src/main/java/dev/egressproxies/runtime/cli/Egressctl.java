@@ -43,6 +43,7 @@ public final class Egressctl {
                 .setExecutionExceptionHandler((exception, line, parsed) -> handle(exception))
                 .setParameterExceptionHandler((exception, arguments1) -> usageError(exception));
         commandLine.getCommandSpec().addOption(progressOption(progress));
+        describeTimeoutAsTheWait(commandLine.getSubcommands().get("wait").getCommandSpec());
         VersionProvider version = new VersionProvider(root);
         commandLine.getCommandSpec().versionProvider(version);
         commandLine.getSubcommands().values().forEach(sub -> sub.getCommandSpec().versionProvider(version));
@@ -79,6 +80,16 @@ public final class Egressctl {
                     }
                 })
                 .build();
+    }
+
+    /** On {@code wait}, the inherited --timeout bounds the whole wait; its help says so. */
+    private static void describeTimeoutAsTheWait(CommandLine.Model.CommandSpec wait) {
+        OptionSpec inherited = wait.findOption("--timeout");
+        if (inherited != null) {
+            wait.remove(inherited);
+            wait.addOption(inherited.toBuilder().description("How long to wait for them all, like 30s or 10m"
+                    + " (default 5m here; each poll may use what is left).").build());
+        }
     }
 
     private int handle(Exception exception) {

@@ -112,6 +112,14 @@ class WaitCommandTest {
     }
 
     @Test
+    void helpSaysThatTimeoutBoundsTheWholeWait() {
+        CommandLineHarness.Result help = egressctl.run("wait", "--help");
+        assertThat(help.out().replaceAll("\\s+", " ")).contains("--timeout=DURATION How long to wait for them all")
+                .doesNotContain("How long one provider call may take");
+        assertThat(egressctl.run("get", "--help").out()).contains("How long one provider call may take");
+    }
+
+    @Test
     void usageErrorsExitTwo() {
         assertThat(egressctl.run("wait").exitCode()).isEqualTo(ExitCode.USAGE_OR_CONFIG);
         assertThat(egressctl.run("wait", "not-an-id").exitCode()).isEqualTo(ExitCode.USAGE_OR_CONFIG);
