@@ -56,6 +56,9 @@ final class WaitCommand implements Callable<Integer> {
         }
         Printer printer = session.printer();
         if (goal == InstanceWaiter.Goal.DELETED) {
+            // Gone: completion should not offer them any more.
+            IdCache completion = new IdCache(session.stateDirectory());
+            outcome.reached().keySet().forEach(completion::remove);
             if (printer.json()) {
                 ArrayNode array = printer.array();
                 outcome.reached().keySet().forEach(id -> array.addObject().put("id", id.toString()).put("deleted", true));

@@ -74,6 +74,14 @@ class CompletionCommandTest {
     }
 
     @Test
+    void aWaitForDeletedForgetsTheIds() throws IOException {
+        egressctl.run("create", "a", "--provider", "lab", "--machine-type", "small", "--image", "debian-12");
+        Files.writeString(stateDirectory().resolve(IdCache.FILE_NAME), "lab/zone-a/a\nlab/zone-a/ghost\n");
+        assertThat(egressctl.run("wait", "lab/zone-a/ghost", "--for", "deleted").exitCode()).isZero();
+        assertThat(ids()).isEqualTo("lab/zone-a/a\n");
+    }
+
+    @Test
     void listCreatesNoStateDirectoryForTheCache() {
         assertThat(egressctl.run("list").exitCode()).isZero();
         assertThat(temp.resolve("home/.local/state")).doesNotExist();
