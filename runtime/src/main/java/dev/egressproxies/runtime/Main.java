@@ -2,6 +2,7 @@ package dev.egressproxies.runtime;
 
 import dev.egressproxies.runtime.cli.Egressctl;
 import dev.egressproxies.runtime.cli.RootCommand;
+import dev.egressproxies.runtime.progress.StandardError;
 import dev.egressproxies.runtime.wiring.DaggerEgressctlComponent;
 import java.nio.file.Path;
 
@@ -22,7 +23,7 @@ public final class Main {
     /** Runs the command line. */
     public static void main(String[] arguments) {
         RootCommand.Surroundings surroundings = new RootCommand.Surroundings(System.getenv(),
-                Path.of("").toAbsolutePath(), userHome(), System.out, System.err, System.console() != null);
+                Path.of("").toAbsolutePath(), userHome(), System.out, System.err, StandardError.isTerminal());
         Thread worker = Thread.currentThread();
         // Ctrl-C interrupts the command, so a provider call returns promptly and cleans up
         // instead of dying midway.

@@ -25,7 +25,7 @@ import java.util.Optional;
  *       debian-12: {url: https://cloud.debian.org/.../debian-12-genericcloud-amd64.qcow2}
  *     diskSizeGb: 10                      # default 10: each VM's disk, in GiB
  *     vendorData: "#cloud-config ..."     # default: installs the QEMU guest agent
- *     sshKeyFile: /etc/egress/kvm/id_ed25519      # else ssh_config's IdentityFile, or the agent's keys
+ *     sshKeyFile: /etc/egress/kvm/id_ed25519      # else ssh_config's IdentityFile, the agent's or OpenSSH's default keys
  *     knownHostsFile: /etc/egress/kvm/known_hosts # else ssh_config's UserKnownHostsFile, else ~/.ssh/known_hosts
  *     insecureIgnoreHostKey: false        # default false; true accepts any host key (test machines only)
  *     handshakeTimeout: 30s               # else ssh_config's ConnectTimeout, else 30s

@@ -21,7 +21,9 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code egressctl create NAME ...}: makes one proxy exist and run, and prints its ID. Running it
@@ -54,6 +56,13 @@ final class CreateCommand implements Callable<Integer> {
     @Option(names = "--uid", paramLabel = "UID", description = "The owner's UID (default: a new random one).")
     String uid;
 
+    @Option(names = "--wait", description = "Then wait until it is running with an address, as egressctl wait does"
+            + " (--timeout, default 5m, bounds the wait too; -o json then prints the instance as get does).")
+    boolean await;
+
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() {
         Session session = root.session();
@@ -63,13 +72,27 @@ final class CreateCommand implements Callable<Integer> {
         Provider backend = session.provider(entry);
         String id = backend.create(request, session.deadline());
         QualifiedId qualified = new QualifiedId(entry, id);
+        new IdCache(session.stateDirectory()).add(qualified);
         Printer printer = session.printer();
         otherValues(backend, id, request, session).ifPresent(note -> printer.note("egressctl: note: " + qualified
                 + " already exists with other values than asked: " + note));
+        if (!printer.json()) {
+            // Printed before any wait, so the ID is at hand even when the wait times out or is cut short.
+            printer.line(qualified.toString());
+        }
+        if (await) {
+            InstanceWaiter.Outcome outcome = WaitCommand.await(session, List.of(qualified), InstanceWaiter.Goal.RUNNING,
+                    WaitCommand.timeout(spec, root.timeout));
+            if (outcome == null || !outcome.complete()) {
+                return WaitCommand.exitCode(outcome);
+            }
+            if (printer.json()) {
+                printer.print(printer.instance(entry, outcome.reached().get(qualified)));
+            }
+            return ExitCode.OK;
+        }
         if (printer.json()) {
             printer.print(printer.object().put("id", qualified.toString()).put("entry", entry).put("providerId", id));
-        } else {
-            printer.line(qualified.toString());
         }
         return ExitCode.OK;
     }

@@ -30,6 +30,7 @@ final class DeleteCommand implements Callable<Integer> {
         Provider provider = session.provider(qualified.entry());
         boolean existed = exists(provider, qualified.providerId(), session);
         provider.delete(qualified.providerId(), session.deadline());
+        new IdCache(session.stateDirectory()).remove(qualified);
         Printer printer = session.printer();
         if (printer.json()) {
             printer.print(printer.object().put("id", qualified.toString()).put("deleted", existed));

@@ -18,6 +18,8 @@ public final class ExitCode {
     public static final int TRANSIENT = 4;
     /** The backend lacks capacity: retry later. */
     public static final int QUOTA_EXCEEDED = 5;
+    /** Interrupted by Ctrl-C (SIGINT): 128 + 2, as shells report a process that SIGINT ended. */
+    public static final int INTERRUPTED = 130;
 
     private ExitCode() {
     }

@@ -1,6 +1,7 @@
 package dev.egressproxies.runtime.cli;
 
 import dev.egressproxies.runtime.output.Printer;
+import dev.egressproxies.runtime.output.QualifiedId;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.ProviderException;
@@ -38,11 +39,13 @@ final class ListCommand implements Callable<Integer> {
         }
         List<Printer.Row> rows = new ArrayList<>();
         List<ProviderException> failures = new ArrayList<>();
+        List<String> listed = new ArrayList<>();
         for (String name : names) {
             try {
                 for (Instance instance : session.provider(name).listManaged(session.deadline())) {
                     rows.add(new Printer.Row(name, instance));
                 }
+                listed.add(name);
             } catch (ProviderException e) {
                 if (provider != null) {
                     throw e;
@@ -50,6 +53,8 @@ final class ListCommand implements Callable<Integer> {
                 failures.add(e);
             }
         }
+        new IdCache(session.stateDirectory()).replace(listed,
+                rows.stream().map(row -> new QualifiedId(row.entry(), row.instance().id())).toList());
         Printer printer = session.printer();
         if (printer.json()) {
             ArrayNode array = printer.array();

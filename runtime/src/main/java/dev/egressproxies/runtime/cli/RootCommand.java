@@ -20,12 +20,13 @@ import picocli.CommandLine.ScopeType;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         subcommands = {ProvidersCommand.class, CheckCommand.class, CreateCommand.class, GetCommand.class,
-            DeleteCommand.class, ListCommand.class, ApplyCommand.class, ServeCommand.class, ConformanceCommand.class},
+            DeleteCommand.class, ListCommand.class, ApplyCommand.class, ServeCommand.class, ConformanceCommand.class,
+            WaitCommand.class, CompletionCommand.class},
         footer = {"",
             "Config search order: --config, $EGRESS_CONFIG, ./egress.yaml, ~/.config/egress/config.yaml,"
                 + " else a built-in default with one 'fake' entry.",
             "Exit codes: 0 ok, 1 other failure, 2 usage or config error, 3 not found, 4 transient (retry),"
-                + " 5 quota exceeded (retry later)."})
+                + " 5 quota exceeded (retry later), 130 interrupted (Ctrl-C)."})
 public final class RootCommand {
 
     @Option(names = "--config", scope = ScopeType.INHERIT, paramLabel = "FILE", description = "The config file (YAML or JSON).")

@@ -21,7 +21,8 @@ import java.util.Map;
  * @param userHome     the user's home directory
  * @param out          standard output
  * @param err          standard error
- * @param terminal     whether standard error is an interactive terminal (progress is shown only then)
+ * @param terminal     whether progress may be drawn on standard error: it is a terminal, or {@code
+ *                     --progress} says so (still never with {@code -o json})
  */
 public record Invocation(Path configOption, OutputFormat output, Duration timeout, int verbosity,
                          Map<String, String> environment, Path workingDirectory, Path userHome,
@@ -29,5 +30,11 @@ public record Invocation(Path configOption, OutputFormat output, Duration timeou
     /** Copies the environment. */
     public Invocation {
         environment = Map.copyOf(environment);
+    }
+
+    /** This invocation with {@code terminal} decided otherwise ({@code --progress}). */
+    public Invocation withTerminal(boolean drawable) {
+        return new Invocation(configOption, output, timeout, verbosity, environment, workingDirectory, userHome, out,
+                err, drawable);
     }
 }

@@ -15,6 +15,8 @@ import java.time.Clock;
 import java.time.Duration;
 import javax.inject.Named;
 import javax.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Provides the services shared with plugins: clock, HTTP client, progress reporting and the state
@@ -22,6 +24,7 @@ import javax.inject.Singleton;
  */
 @Module
 public final class ServicesModule {
+    private static final Logger LOG = LoggerFactory.getLogger(ServicesModule.class);
     /**
      * The JDK client's read buffer in bytes, unless set: images are hundreds of MiB, and at the
      * default 16 KiB the client's thread spent twice the CPU handing buffers on.
@@ -54,11 +57,15 @@ public final class ServicesModule {
 
     @Provides
     @Singleton
-    static ProgressReporter progress(Invocation invocation) {
-        // Progress is for a person watching: never in JSON mode, never into a pipe or a log file.
+    static ProgressReporter progress(Invocation invocation, LoggingModule.LoggingReady logging) {
+        // Progress is for a person watching: never in JSON mode, never into a pipe or a log file
+        // (unless --progress always says so).
         if (invocation.terminal() && invocation.output() == OutputFormat.TABLE) {
+            LOG.debug("Progress of long operations is drawn on standard error");
             return new TerminalProgressReporter(invocation.err(), System::nanoTime);
         }
+        LOG.debug("Progress of long operations is not drawn ({})", invocation.output() == OutputFormat.JSON
+                ? "-o json" : "standard error is no terminal, or --progress never");
         return ProgressReporter.SILENT;
     }
 

@@ -10,7 +10,6 @@ import dev.egressproxies.registry.PluginCatalog;
 import dev.egressproxies.registry.ProviderRegistry;
 import dev.egressproxies.runtime.config.ConfigException;
 import dev.egressproxies.runtime.config.Configuration;
-import dev.egressproxies.runtime.config.StateDirectory;
 import dev.egressproxies.runtime.output.Printer;
 import io.opentelemetry.api.OpenTelemetry;
 import java.io.Closeable;
@@ -19,9 +18,11 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;
 import javax.inject.Inject;
+import javax.inject.Named;
 
 /**
  * What a command works with during one invocation: the provider entries (built on first use, so
@@ -36,6 +37,7 @@ public final class Session implements AutoCloseable {
     private final Lazy<PluginCatalog> catalog;
     private final Lazy<Configuration> configuration;
     private final Lazy<ProviderContext> context;
+    private final Lazy<Path> stateDirectory;
     private final Printer printer;
     private boolean entriesBuilt;
     private boolean telemetryStarted;
@@ -43,8 +45,9 @@ public final class Session implements AutoCloseable {
     @Inject
     Session(Invocation invocation, Lazy<ProviderEntries> entries, Lazy<List<PluginSummary>> plugins,
             Lazy<OpenTelemetry> telemetry, Lazy<PluginCatalog> catalog, Lazy<Configuration> configuration,
-            Lazy<ProviderContext> context) {
+            Lazy<ProviderContext> context, @Named("stateDirectory") Lazy<Path> stateDirectory) {
         this.invocation = invocation;
+        this.stateDirectory = stateDirectory;
         this.entries = entries;
         this.plugins = plugins;
         this.telemetry = telemetry;
@@ -60,6 +63,22 @@ public final class Session implements AutoCloseable {
         ProviderEntries built = entries.get();
         entriesBuilt = true;
         return built;
+    }
+
+    /**
+     * The names of the configured entries, read from the config alone: no plugin is loaded and no
+     * entry built, so shell completion can ask for them quickly.
+     */
+    public List<String> configuredEntryNames() {
+        return configuration.get().providers().stream()
+                .map(node -> node.path("name").asText(""))
+                .filter(name -> !name.isBlank())
+                .toList();
+    }
+
+    /** The user's state directory (which may not exist yet). */
+    public Path stateDirectory() {
+        return stateDirectory.get();
     }
 
     /**
@@ -107,11 +126,6 @@ public final class Session implements AutoCloseable {
     /** How long one provider call may take ({@code --timeout}). */
     public Duration timeout() {
         return invocation.timeout();
-    }
-
-    /** The user's state directory (see {@link StateDirectory}). */
-    public Path stateDirectory() {
-        return StateDirectory.resolve(invocation.environment(), invocation.userHome());
     }
 
     /** Standard error. */

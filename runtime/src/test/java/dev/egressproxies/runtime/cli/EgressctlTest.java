@@ -123,6 +123,14 @@ class EgressctlTest {
     }
 
     @Test
+    void helpListsEveryExitCodeTheReadmeDoes() {
+        CommandLineHarness.Result help = egressctl.run("--help");
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.out().replaceAll("\\s+", " ")).contains("0 ok", "1 other failure", "2 usage or config error",
+                "3 not found", "4 transient (retry)", "5 quota exceeded (retry later)", "130 interrupted (Ctrl-C)");
+    }
+
+    @Test
     void aBadConfigExitsTwoNamingFileFieldAndEntry() throws IOException {
         Path bad = Files.writeString(temp.resolve("bad.yaml"), """
                 providers:

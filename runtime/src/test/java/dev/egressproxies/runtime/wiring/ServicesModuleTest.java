@@ -16,10 +16,13 @@ class ServicesModuleTest {
 
     @Test
     void progressIsShownOnlyToAPersonReadingATable() {
-        assertThat(ServicesModule.progress(invocation(OutputFormat.TABLE, true)))
+        LoggingModule.LoggingReady logging = new LoggingModule.LoggingReady("warn");
+        assertThat(ServicesModule.progress(invocation(OutputFormat.TABLE, true), logging))
                 .isInstanceOf(TerminalProgressReporter.class);
-        assertThat(ServicesModule.progress(invocation(OutputFormat.JSON, true))).isSameAs(ProgressReporter.SILENT);
-        assertThat(ServicesModule.progress(invocation(OutputFormat.TABLE, false))).isSameAs(ProgressReporter.SILENT);
+        assertThat(ServicesModule.progress(invocation(OutputFormat.JSON, true), logging))
+                .isSameAs(ProgressReporter.SILENT);
+        assertThat(ServicesModule.progress(invocation(OutputFormat.TABLE, false), logging))
+                .isSameAs(ProgressReporter.SILENT);
     }
 
     @Test

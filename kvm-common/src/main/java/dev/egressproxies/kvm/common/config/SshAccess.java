@@ -3,6 +3,7 @@ package dev.egressproxies.kvm.common.config;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.host.HostDialer;
+import dev.egressproxies.kvm.common.ssh.DefaultIdentities;
 import dev.egressproxies.kvm.common.ssh.HostKeyPolicy;
 import dev.egressproxies.kvm.common.ssh.OpenSshConfig;
 import dev.egressproxies.kvm.common.ssh.SshHop;
@@ -23,7 +24,8 @@ import java.util.stream.Collectors;
  * settings, merged at each dial with what the user's ssh_config says about the host (the entry's
  * own settings win), and the production dialer built from them.
  *
- * @param sshKeyFile            the private key offered to every host; else ssh_config's IdentityFile
+ * @param sshKeyFile            the private key offered to every host; else ssh_config's IdentityFile, else
+ *                              OpenSSH's default identities (~/.ssh/id_rsa, id_ecdsa, id_ed25519) that exist
  * @param knownHostsFile        the known_hosts file; else ssh_config's UserKnownHostsFile, else ~/.ssh/known_hosts
  * @param insecureIgnoreHostKey whether any host key is accepted (test machines only)
  * @param handshakeTimeout      the limit for connecting and logging in; else ConnectTimeout, else 30 s
@@ -49,11 +51,14 @@ public record SshAccess(Path sshKeyFile, Path knownHostsFile, Boolean insecureIg
         identityAgent = blankToNull(identityAgent);
         passphraseFile = blankToNull(passphraseFile);
         boolean openSshConfig = sshConfigFile != null || Files.isRegularFile(OpenSshConfig.defaultFile());
-        if (sshKeyFile == null && identityAgent == null && System.getenv("SSH_AUTH_SOCK") == null && !openSshConfig) {
-            throw new IllegalArgumentException("sshKeyFile: required unless ssh-agent or ssh_config gives the keys;"
-                    + " the private key (ed25519, RSA or ECDSA) that logs in to every host, for example"
-                    + " /etc/egress/kvm/id_ed25519, or identityAgent: the ssh-agent's socket, or sshConfigFile: an"
-                    + " ssh_config whose IdentityFile lines name the keys");
+        if (sshKeyFile == null && identityAgent == null && System.getenv("SSH_AUTH_SOCK") == null && !openSshConfig
+                && DefaultIdentities.existing(DefaultIdentities.home()).isEmpty()) {
+            throw new IllegalArgumentException("sshKeyFile: required unless ssh-agent, ssh_config or OpenSSH's default"
+                    + " keys give the keys; the private key (ed25519, RSA or ECDSA) that logs in to every host, for"
+                    + " example /etc/egress/kvm/id_ed25519, or identityAgent: the ssh-agent's socket, or sshConfigFile:"
+                    + " an ssh_config whose IdentityFile lines name the keys, or a key in OpenSSH's default place ("
+                    + DefaultIdentities.candidates(DefaultIdentities.home()).stream().map(Path::toString)
+                    .collect(Collectors.joining(", ")) + ")");
         }
         if (insecureIgnoreHostKey && knownHostsFile != null) {
             throw new IllegalArgumentException("knownHostsFile: set together with insecureIgnoreHostKey: true, which"
@@ -111,6 +116,8 @@ public record SshAccess(Path sshKeyFile, Path knownHostsFile, Boolean insecureIg
     private SshHop hop(OpenSshConfig.HostOptions options, String alias, Integer port, String user, Call dial) {
         String hostName = options.hostName() == null ? alias : options.hostName();
         List<Path> keys = sshKeyFile != null ? List.of(sshKeyFile) : options.identityFiles();
+        // As OpenSSH: with no key file named, its default identities; looked up at each dial, like the files.
+        List<Path> defaults = keys.isEmpty() ? DefaultIdentities.existing(DefaultIdentities.home()) : List.of();
         HostKeyPolicy policy;
         if (insecureIgnoreHostKey) {
             policy = HostKeyPolicy.insecureIgnoreHostKey();
@@ -122,7 +129,7 @@ public record SshAccess(Path sshKeyFile, Path knownHostsFile, Boolean insecureIg
         }
         try {
             return new SshHop(hostName, first(port, options.port(), SshTunnelSettings.DEFAULT_PORT),
-                    first(user, options.user(), HostSettings.DEFAULT_USER), keys, policy);
+                    first(user, options.user(), HostSettings.DEFAULT_USER), keys, policy, defaults);
         } catch (IllegalArgumentException e) {
             throw dial.failure(ErrorKind.PERMANENT, "the SSH settings of " + alias + " cannot work: " + e.getMessage(), e);
         }

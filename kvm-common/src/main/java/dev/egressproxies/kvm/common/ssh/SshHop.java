@@ -8,9 +8,12 @@ import java.util.Objects;
  * One SSH server on the way to a hypervisor, a jump host or the hypervisor itself, logged in to
  * with its own user and keys and checked against its own host key policy, as OpenSSH does.
  *
- * @param keyFiles the private key files offered, in order; may be empty when an agent holds the keys
+ * @param keyFiles        the private key files offered, in order; may be empty when an agent holds the keys
+ * @param defaultKeyFiles OpenSSH's default identities that exist, offered when no key file is named: each is
+ *                        passed over (as OpenSSH does) when it cannot be used, rather than failing the dial
  */
-public record SshHop(String host, int port, String user, List<Path> keyFiles, HostKeyPolicy hostKeyPolicy) {
+public record SshHop(String host, int port, String user, List<Path> keyFiles, HostKeyPolicy hostKeyPolicy,
+                     List<Path> defaultKeyFiles) {
 
     /** Checks every field, so a connection is never attempted with settings that cannot work. */
     public SshHop {
@@ -21,6 +24,12 @@ public record SshHop(String host, int port, String user, List<Path> keyFiles, Ho
         requireText(user, "user");
         keyFiles = List.copyOf(keyFiles);
         Objects.requireNonNull(hostKeyPolicy, "hostKeyPolicy");
+        defaultKeyFiles = List.copyOf(defaultKeyFiles);
+    }
+
+    /** A hop without default identities: its keys are named, or the agent holds them. */
+    public SshHop(String host, int port, String user, List<Path> keyFiles, HostKeyPolicy hostKeyPolicy) {
+        this(host, port, user, keyFiles, hostKeyPolicy, List.of());
     }
 
     /** {@code user@host:port}, as messages name the hop. */

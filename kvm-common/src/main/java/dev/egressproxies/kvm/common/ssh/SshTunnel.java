@@ -29,6 +29,7 @@ import org.apache.sshd.agent.SshAgent;
 import org.apache.sshd.agent.SshAgentFactory;
 import org.apache.sshd.agent.SshAgentServer;
 import org.apache.sshd.client.SshClient;
+import org.apache.sshd.client.auth.pubkey.PublicKeyAuthenticationReporter;
 import org.apache.sshd.client.auth.pubkey.UserAuthPublicKeyFactory;
 import org.apache.sshd.client.channel.AbstractClientChannel;
 import org.apache.sshd.client.channel.AsyncCapableClientChannel;
@@ -87,12 +88,14 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     private final ClientSession session;
     /** The command that bridges to the socket when sshd forwards none; null while forwarding works. */
     private volatile String helperCommand;
+    /** The key that logged in to the hypervisor, as check names it; null if MINA did not say. */
+    private volatile String login;
     /** The open session's first failure (an unanswered keepalive, a reset); MINA drops attributes on close. */
     private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
 
     /** What one attempt sets on its sessions; MINA connects the hops in turn, so the n-th session is the n-th hop. */
     private record Attempt(SshTunnelSettings settings, List<HopAccess> hops, Path agentSocket, List<PublicKey> agentKeys,
-            AtomicInteger created) {
+            AtomicInteger created, AtomicReference<String> login) {
         HopAccess next() {
             return hops.get(Math.min(created.getAndIncrement(), hops.size() - 1));
         }
@@ -110,9 +113,25 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         }
     }
 
-    private record HopAccess(SshHop hop, List<KeyPair> keyPairs, ServerKeyVerifier verifier, boolean last) {
+    /** {@code keyFiles}: the file each of {@code keyPairs} came from, by position. */
+    private record HopAccess(SshHop hop, List<KeyPair> keyPairs, List<Path> keyFiles, ServerKeyVerifier verifier,
+            boolean last) {
         String label() {
             return (last ? "sshd at " : "jump host sshd at ") + hop.destination();
+        }
+
+        /** The key that logged in, as check names it: its type, fingerprint and file, or the agent. */
+        String describeLogin(KeyPair identity) {
+            PublicKey key = identity == null ? null : identity.getPublic();
+            if (key == null) {
+                return "an unnamed key";
+            }
+            for (int index = 0; index < keyPairs.size(); index++) {
+                if (KeyUtils.compareKeys(keyPairs.get(index).getPublic(), key)) {
+                    return describe(key) + " from " + keyFiles.get(index);
+                }
+            }
+            return describe(key) + " from the agent";
         }
     }
 
@@ -194,7 +213,8 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         for (int index = 0; index < route.size(); index++) {
             hops.add(access(route.get(index), index == route.size() - 1, index > 0, settings, agentKeys, dial));
         }
-        Attempt attempt = new Attempt(settings, List.copyOf(hops), agent, agentKeys, new AtomicInteger());
+        Attempt attempt = new Attempt(settings, List.copyOf(hops), agent, agentKeys, new AtomicInteger(),
+                new AtomicReference<>());
         ConnectFuture connecting = null;
         boolean opened = false;
         Hold hold = Hold.acquire();
@@ -217,6 +237,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 throw attempt.failure(dial, () -> authenticationFailure(attempt, authenticating.getException(), dial));
             }
             SshTunnel tunnel = new SshTunnel(settings, hold, session);
+            tunnel.login = attempt.login().get();
             session.addSessionListener(new SessionListener() {
                 @Override
                 public void sessionException(Session failed, Throwable failure) {
@@ -266,6 +287,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     private static HopAccess access(SshHop hop, boolean last, boolean relayed, SshTunnelSettings settings,
             List<PublicKey> agentKeys, Call dial) {
         List<KeyPair> keyPairs = new ArrayList<>();
+        List<Path> keyFiles = new ArrayList<>();
         for (Path file : hop.keyFiles()) {
             // A key protected by a passphrase that the agent holds is used from the agent, as OpenSSH does.
             // Checked only with agent keys at hand: otherwise every dial would parse each key file twice.
@@ -274,18 +296,40 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                             .anyMatch(held -> KeyUtils.compareKeys(held, key))).isPresent()) {
                 continue;
             }
-            keyPairs.addAll(PrivateKeyFile.load(file, settings.passphraseFile(), dial));
+            add(PrivateKeyFile.load(file, settings.passphraseFile(), dial), file, keyPairs, keyFiles);
+        }
+        List<String> passedOver = new ArrayList<>();
+        for (Path file : hop.defaultKeyFiles()) {
+            // OpenSSH would ask for a passphrase on the terminal; an agent holding the key offers it instead.
+            if (settings.passphraseFile() == null && PrivateKeyFile.isEncrypted(file)) {
+                passedOver.add(file + " (protected by a passphrase: add it to ssh-agent, or set passphraseFile)");
+                continue;
+            }
+            try {
+                add(PrivateKeyFile.load(file, settings.passphraseFile(), dial), file, keyPairs, keyFiles);
+            } catch (ProviderException unusable) {
+                // As OpenSSH does with a default identity it cannot use: go on with the others.
+                passedOver.add(file + " (" + unusable.detail() + ")");
+                LOG.debug("Passing over OpenSSH's default key {}: {}", file, unusable.detail());
+            }
         }
         if (keyPairs.isEmpty() && agentKeys.isEmpty()) {
             throw dial.failure(ErrorKind.PERMANENT, "there is no key to log in to " + hop.destination() + " with: set"
-                    + " the entry's sshKeyFile, give the host an IdentityFile in ssh_config, or add a key to"
+                    + " the entry's sshKeyFile, give the host an IdentityFile in ssh_config, put a key in OpenSSH's"
+                    + " default place (~/.ssh/id_ed25519, id_ecdsa or id_rsa), or add a key to"
                     + " ssh-agent ('ssh-add KEY') and make SSH_AUTH_SOCK or the entry's identityAgent name its"
                     + (settings.agentSocket() == null ? " socket" : " socket (the agent at " + settings.agentSocket()
-                    + " holds no key)"), null);
+                    + " holds no key)") + (passedOver.isEmpty() ? ""
+                    : "; OpenSSH's default keys were passed over: " + String.join("; ", passedOver)), null);
         }
         ServerKeyVerifier verifier = KnownHostsVerifier.forPolicy(hop.hostKeyPolicy(), hop.host(), hop.port(),
                 relayed, dial);
-        return new HopAccess(hop, List.copyOf(keyPairs), verifier, last);
+        return new HopAccess(hop, List.copyOf(keyPairs), List.copyOf(keyFiles), verifier, last);
+    }
+
+    private static void add(List<KeyPair> loaded, Path file, List<KeyPair> keyPairs, List<Path> keyFiles) {
+        keyPairs.addAll(loaded);
+        loaded.forEach(pair -> keyFiles.add(file));
     }
 
     /** The hypervisor through the jump hosts, which MINA takes nearest-to-target first. */
@@ -308,8 +352,8 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     @Override
     public String route() {
         String command = helperCommand;
-        return "SSH to " + settings.effectiveValues() + (command == null
-                ? ", direct-streamlocal to " + settings.remoteSocketPath()
+        return "SSH to " + settings.effectiveValues() + (login == null ? "" : ", logged in with " + login)
+                + (command == null ? ", direct-streamlocal to " + settings.remoteSocketPath()
                 : ", exec '" + command + "' (sshd forwards no unix sockets)");
     }
 
@@ -602,6 +646,16 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                         client.setSignatureFactories(knownHosts.preferVerifiableAlgorithms(client.getSignatureFactories()));
                     }
                     hop.keyPairs().forEach(client::addPublicKeyIdentity);
+                    if (hop.last()) {
+                        // MINA's hook for the key the server accepted; check names it.
+                        client.setPublicKeyAuthenticationReporter(new PublicKeyAuthenticationReporter() {
+                            @Override
+                            public void signalAuthenticationSuccess(ClientSession session, String service,
+                                    KeyPair identity) {
+                                attempt.login().set(hop.describeLogin(identity));
+                            }
+                        });
+                    }
                 }
             }
         });

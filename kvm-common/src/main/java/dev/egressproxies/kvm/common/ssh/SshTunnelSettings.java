@@ -102,6 +102,10 @@ public record SshTunnelSettings(SshHop target, List<SshHop> jumps, Path agentSoc
     /** The effective values, as {@code check} prints them. */
     public String effectiveValues() {
         String keys = target.keyFiles().stream().map(Path::toString).collect(Collectors.joining(", "));
+        if (keys.isEmpty() && !target.defaultKeyFiles().isEmpty()) {
+            keys = "OpenSSH's default " + target.defaultKeyFiles().stream().map(Path::toString)
+                    .collect(Collectors.joining(", "));
+        }
         String hostKeys = target.hostKeyPolicy() instanceof HostKeyPolicy.KnownHostsFile knownHosts
                 ? "known_hosts " + knownHosts.file() + switch (knownHosts.unknownHosts()) {
                     case REFUSE -> "";
