@@ -186,6 +186,6 @@ final class PrivateKeyFile {
     /** Explains the one case where a valid key is refused: Ed25519 without a provider on the path. */
     private static String ed25519Hint() {
         return SecurityUtils.isEDDSACurveSupported() ? "" : " (if it is an ed25519 key: those need"
-                + " BouncyCastle (bcprov-jdk18on) in the kvm plugin's folder, and it is not there)";
+                + " net.i2p.crypto:eddsa or BouncyCastle on the class or module path, and neither is there)";
     }
 }
