@@ -140,12 +140,13 @@ write_desired
 export HOME=$work/home EGRESSCTL_NO_CDS_CACHE=1
 mkdir -p "$HOME"
 started=$(date +%s)
+: >"$work/serve.log"
 "$egressctl" --config "$work/egress.yaml" serve -f "$desired" --listen 127.0.0.1:0 --resync 5s --grace 30s \
   2>"$work/serve.log" &
 serve_pid=$!
 base=
 for _ in $(seq 600); do
-  base=$(sed -n 's|.*serving \(http://127\.0\.0\.1:[0-9]*\)/.*|\1|p' "$work/serve.log" | head -1)
+  base=$(sed -n 's|.*serving \(http://127\.0\.0\.1:[0-9]*\)/.*|\1|p' "$work/serve.log" | head -1 || true)
   [ -n "$base" ] && break
   kill -0 "$serve_pid" 2>/dev/null || { cat "$work/serve.log"; echo "[serve-soak] serve exited at start" >&2; exit 1; }
   sleep 0.1
