@@ -124,6 +124,11 @@ final class EntryReconciler {
     }
 
     private void runPass() {
+        synchronized (this) {
+            // Under way now, this pass covers no later request: a pass asked for by this pass (a
+            // backoff's end), by an operation that ends during it, or by the API runs after it.
+            scheduled = null;
+        }
         try {
             if (!stopped && context.authority().mayAct(entry)) {
                 pass();
