@@ -38,6 +38,15 @@ final class ApiHandler extends Handler.Abstract {
     private final Supplier<Optional<String>> notReady;
     private final ApiDocuments documents = new ApiDocuments();
     private final byte[] page;
+    private volatile Rendered proxiesDocument = new Rendered(-1, "", new byte[0]);
+
+    /**
+     * The {@code /v1/proxies} document as last rendered, and the status version and desired
+     * revision it shows: rendering 500 proxies costs far more than sending them, and the views
+     * change only when a pass or an operation changes them.
+     */
+    private record Rendered(long version, String revision, byte[] bytes) {
+    }
 
     /**
      * @param token         the API token, or null when none is configured
@@ -90,8 +99,7 @@ final class ApiHandler extends Handler.Abstract {
             }
             case "/v1/proxies" -> {
                 if (readOnly(read, response, callback) && authorised(request, response, callback, tokenForReads)) {
-                    json(response, callback, HttpStatus.OK_200, documents.proxies(reconciler.desired().revision(),
-                            reconciler.proxies()));
+                    send(response, callback, HttpStatus.OK_200, JSON, proxiesDocument());
                 }
             }
             case "/v1/entries" -> {
@@ -134,6 +142,26 @@ final class ApiHandler extends Handler.Abstract {
             default -> proxyOrMissing(path, read, request, response, callback);
         }
         return true;
+    }
+
+    /** The proxies document, rendered again only when a view or the desired revision changed since. */
+    private byte[] proxiesDocument() {
+        Rendered last = proxiesDocument;
+        // Read before the views are copied, so the copy is never older than what it is filed under.
+        long version = reconciler.proxiesVersion();
+        String revision = reconciler.desired().revision();
+        if (last.version() == version && last.revision().equals(revision)) {
+            return last.bytes();
+        }
+        synchronized (this) {
+            last = proxiesDocument;
+            if (last.version() == version && last.revision().equals(revision)) {
+                return last.bytes();
+            }
+            byte[] bytes = documents.bytes(documents.proxies(revision, reconciler.proxies()));
+            proxiesDocument = new Rendered(version, revision, bytes);
+            return bytes;
+        }
     }
 
     private void proxyOrMissing(String path, boolean read, Request request, Response response, Callback callback) {

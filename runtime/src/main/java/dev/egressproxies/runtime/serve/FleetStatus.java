@@ -5,16 +5,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
 /** The proxies {@code serve} knows, each as its latest {@link ProxyView}; safe for concurrent use. */
 final class FleetStatus {
     private final Map<String, ProxyView> proxies = new ConcurrentHashMap<>();
+    private final AtomicLong version = new AtomicLong();
 
     /** Replaces a proxy's view by {@code change} of it (of a fresh view when there is none). */
     ProxyView update(String entry, String name, UnaryOperator<ProxyView> change) {
-        return proxies.compute(ProxyView.key(entry, name),
+        ProxyView changed = proxies.compute(ProxyView.key(entry, name),
                 (key, view) -> change.apply(view == null ? ProxyView.fresh(entry, name) : view));
+        version.incrementAndGet();
+        return changed;
     }
 
     /** The proxy's view, if any. */
@@ -25,6 +29,7 @@ final class FleetStatus {
     /** Forgets a proxy. */
     void remove(String entry, String name) {
         proxies.remove(ProxyView.key(entry, name));
+        version.incrementAndGet();
     }
 
     /** Every view of one entry. */
@@ -41,5 +46,14 @@ final class FleetStatus {
     /** Forgets every proxy of the entry. */
     void removeEntry(String entry) {
         proxies.values().removeIf(view -> view.entry().equals(entry));
+        version.incrementAndGet();
+    }
+
+    /**
+     * A number that grows with every change, counted after the change is made: a copy of the views
+     * taken after reading it is at least as new as that number says.
+     */
+    long version() {
+        return version.get();
     }
 }

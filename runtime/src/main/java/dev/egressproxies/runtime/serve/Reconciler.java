@@ -171,6 +171,11 @@ public final class Reconciler {
         return context.status().all();
     }
 
+    /** Grows with every change of a proxy's view; equal numbers mean {@link #proxies()} is unchanged. */
+    long proxiesVersion() {
+        return context.status().version();
+    }
+
     /** One proxy. */
     public Optional<ProxyView> proxy(String entry, String name) {
         return context.status().get(entry, name);
