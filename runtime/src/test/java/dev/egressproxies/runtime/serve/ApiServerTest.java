@@ -86,6 +86,38 @@ class ApiServerTest {
     }
 
     @Test
+    void theProxiesDocumentFollowsEveryChangeOfAViewOrOfTheDesiredSet() throws Exception {
+        try (ServeFixture serve = new ServeFixture(folder)) {
+            serve.desire(List.of("p1", "p2"));
+            serve.start(Duration.ofHours(1));
+            ServeFixture.await("running", () -> serve.reconciler.proxies().size() == 2 && serve.reconciler.proxies()
+                    .stream().allMatch(view -> view.state() == ProxyState.RUNNING));
+            try (ApiServer server = server(serve, false, false)) {
+                String first = send(server.port(), "GET", "/v1/proxies", null).body();
+                assertThat(send(server.port(), "GET", "/v1/proxies", null).body()).as("nothing changed").isEqualTo(first);
+
+                serve.context.status().update(ServeFixture.ENTRY, "p1", view -> view.failed("boom", null,
+                        view.lastReconcile(), null));
+                JsonNode failed = json.readTree(send(server.port(), "GET", "/v1/proxies", null).body());
+                assertThat(failed.path("proxies").get(0).path("error").asText()).isEqualTo("boom");
+
+                serve.desire(List.of("p1", "p2", "p3"));
+                // Not left to the file watch, which a loaded machine can slow past the wait.
+                serve.reconciler.resync();
+                ServeFixture.await("p3 shown", () -> {
+                    try {
+                        JsonNode now = json.readTree(send(server.port(), "GET", "/v1/proxies", null).body());
+                        return now.path("proxies").size() == 3
+                                && !now.path("desiredRevision").asText().equals(failed.path("desiredRevision").asText());
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    }
+                });
+            }
+        }
+    }
+
+    @Test
     void withATokenWritesNeedItAndReadsOnLoopbackDoNot() throws Exception {
         try (ServeFixture serve = new ServeFixture(folder)) {
             serve.desire(List.of("p1"));
