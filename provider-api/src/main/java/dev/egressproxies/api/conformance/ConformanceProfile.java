@@ -22,10 +22,15 @@ import java.util.Set;
  *                     watches one that must stay put
  * @param harness      the hooks behind the declared hook capabilities; {@link ConformanceHarness#NONE}
  *                     when there are none
+ * @since 1.0.0
  */
 public record ConformanceProfile(Set<Capability> capabilities, List<Placement> placements, String malformedId,
                                  String unknownId, Duration stateTimeout, ConformanceHarness harness) {
-    /** Copies the collections and requires every component; at least one placement. */
+    /**
+     * Copies the collections and requires every component; at least one placement.
+     *
+     * @since 1.0.0
+     */
     public ConformanceProfile {
         capabilities = Set.copyOf(capabilities);
         placements = List.copyOf(placements);
