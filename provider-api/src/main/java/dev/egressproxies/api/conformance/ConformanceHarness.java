@@ -13,6 +13,9 @@ import dev.egressproxies.api.Provider;
  * matching {@link Capability}; the suite checks that declaration and harness agree. The suite
  * calls {@link #restore()} after every test, before it deletes what the test created.
  *
+ * <p>A harness is main code of the plugin (see {@link ConformanceProfile}): its hooks act on the
+ * real backend of the entry under test, best through the provider's own connections.
+ *
  * @since 1.0.0
  */
 public interface ConformanceHarness {

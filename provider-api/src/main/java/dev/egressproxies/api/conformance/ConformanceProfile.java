@@ -12,6 +12,12 @@ import java.util.Set;
  * state, and the hooks the backend offers. A plugin returns it from
  * {@link dev.egressproxies.api.spi.ProviderFactory#conformanceProfile}.
  *
+ * <p>The profile and its harness are main code of the plugin, shipped in its jar: during
+ * {@code egressctl conformance} they run against an operator's real entry, on the provider the
+ * platform built for it. A plugin's own test reaches the same profile by calling
+ * {@code conformanceProfile} on its factory with the provider it built, and hands it to the
+ * conformance kit's target ({@code ConformanceTarget.builder(provider, entry).profile(profile)}).
+ *
  * @param capabilities what the entry and {@code harness} can do; every other capability is
  *                     declared lacking, and the suite asserts the lack
  * @param placements   valid placements, the first being where most cases create; one per zone
