@@ -68,8 +68,15 @@ final class PlainJars {
         Set<String> readablePackages = new HashSet<>();
         for (Module module : boot.modules()) {
             if (readFromBoot.contains(module.getName()) || module.getName().equals("java.base")) {
-                module.getDescriptor().exports().stream().filter(export -> !export.isQualified())
-                        .forEach(export -> readablePackages.add(export.source()));
+                ModuleDescriptor descriptor = module.getDescriptor();
+                if (descriptor.isAutomatic()) {
+                    readablePackages.addAll(descriptor.packages());
+                }
+                for (ModuleDescriptor.Exports export : descriptor.exports()) {
+                    if (!export.isQualified()) {
+                        readablePackages.add(export.source());
+                    }
+                }
             }
         }
         // The plugin's own requires, for the cycle check of the ones added below.
@@ -148,7 +155,7 @@ final class PlainJars {
             }
             builder.provides(provides);
         }
-        Set<String> uses = new TreeSet<>(classNames(original, plain.packages()));
+        Set<String> uses = new HashSet<>();
         for (String service : JDK_SERVICES) {
             if (readablePackages.contains(packageOf(service))) {
                 uses.add(service);
@@ -164,30 +171,37 @@ final class PlainJars {
             }
         }
         uses.forEach(builder::uses);
+        addOwnTypes(builder, original, plain.packages(), uses);
         return builder.build();
     }
 
-    /** The top-level classes of a plain jar's packages: the types it may look up as services. */
-    private static Set<String> classNames(ModuleReference module, Set<String> packages) {
-        try (ModuleReader reader = module.open(); Stream<String> entries = reader.list()) {
-            return entries.filter(entry -> entry.endsWith(".class") && entry.indexOf('$') < 0
-                            && !entry.startsWith("META-INF/"))
-                    .map(entry -> entry.substring(0, entry.length() - ".class".length()).replace('/', '.'))
-                    .filter(type -> packages.contains(packageOf(type)) && isTypeName(type))
-                    .collect(Collectors.toSet());
+    /**
+     * Declares that the module uses each top-level class of its packages: the types it may look up
+     * as services. Listed from the jar's entries, without reading a class.
+     */
+    private static void addOwnTypes(ModuleDescriptor.Builder builder, ModuleReference module, Set<String> packages,
+                                    Set<String> declared) {
+        List<String> entries;
+        try (ModuleReader reader = module.open(); Stream<String> names = reader.list()) {
+            entries = names.toList();
         } catch (IOException unreadable) {
             throw new UncheckedIOException(unreadable);
         }
-    }
-
-    private static boolean isTypeName(String type) {
-        for (String part : type.split("\\.", -1)) {
-            if (part.isEmpty() || !Character.isJavaIdentifierStart(part.codePointAt(0))
-                    || !part.codePoints().allMatch(Character::isJavaIdentifierPart)) {
-                return false;
+        for (String entry : entries) {
+            // Nested classes are left out (rarely services, and as many again); '-' marks package-info and module-info.
+            if (!entry.endsWith(".class") || entry.indexOf('$') >= 0 || entry.indexOf('-') >= 0
+                    || entry.startsWith("META-INF/")) {
+                continue;
+            }
+            String type = entry.substring(0, entry.length() - ".class".length()).replace('/', '.');
+            if (packages.contains(packageOf(type)) && !declared.contains(type)) {
+                try {
+                    builder.uses(type);
+                } catch (IllegalArgumentException notATypeName) {
+                    // A class file under a name that is no Java identifier: no code can name it as a service.
+                }
             }
         }
-        return true;
     }
 
     /** Whether module {@code from} reaches module {@code to} through the requires edges. */
