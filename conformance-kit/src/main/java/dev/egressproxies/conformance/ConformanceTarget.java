@@ -21,8 +21,6 @@ import java.util.regex.Pattern;
  *
  * <p>Built with {@link #builder(Provider, String)}; the builder rejects declarations that
  * contradict each other, such as {@link Capability#MULTIPLE_ZONES} with placements in one zone.
- *
- * @since 1.0.0
  */
 public final class ConformanceTarget {
     private final Provider provider;
@@ -57,71 +55,42 @@ public final class ConformanceTarget {
      * @param provider  the provider under test, built from configuration for this test alone; the
      *                  suite closes it after the test
      * @param entryName the configured name of its entry, which every error must carry
-     * @since 1.0.0
      */
     public static Builder builder(Provider provider, String entryName) {
         return new Builder(provider, entryName);
     }
 
-    /**
-     * The provider under test.
-     *
-     * @since 1.0.0
-     */
+    /** The provider under test. */
     public Provider provider() {
         return provider;
     }
 
-    /**
-     * The configured name of the provider's entry.
-     *
-     * @since 1.0.0
-     */
+    /** The configured name of the provider's entry. */
     public String entryName() {
         return entryName;
     }
 
-    /**
-     * Whether the target declared the capability.
-     *
-     * @since 1.0.0
-     */
+    /** Whether the target declared the capability. */
     public boolean has(Capability capability) {
         return capabilities.contains(capability);
     }
 
-    /**
-     * The declared capabilities.
-     *
-     * @since 1.0.0
-     */
+    /** The declared capabilities. */
     public Set<Capability> capabilities() {
         return capabilities;
     }
 
-    /**
-     * The valid placements, the first being the one most tests use.
-     *
-     * @since 1.0.0
-     */
+    /** The valid placements, the first being the one most tests use. */
     public List<Placement> placements() {
         return placements;
     }
 
-    /**
-     * The placement most tests create in.
-     *
-     * @since 1.0.0
-     */
+    /** The placement most tests create in. */
     public Placement primaryPlacement() {
         return placements.get(0);
     }
 
-    /**
-     * The first placement in a zone other than the primary one's, when the target has one.
-     *
-     * @since 1.0.0
-     */
+    /** The first placement in a zone other than the primary one's, when the target has one. */
     public Placement placementInAnotherZone() {
         return placements.stream()
                 .filter(placement -> !placement.zone().equals(primaryPlacement().zone()))
@@ -129,74 +98,42 @@ public final class ConformanceTarget {
                 .orElseThrow(() -> new IllegalStateException("the target names placements in one zone only"));
     }
 
-    /**
-     * An ID that the backend can tell is not one of its IDs.
-     *
-     * @since 1.0.0
-     */
+    /** An ID that the backend can tell is not one of its IDs. */
     public String malformedId() {
         return malformedId;
     }
 
-    /**
-     * A well-formed ID that no instance has.
-     *
-     * @since 1.0.0
-     */
+    /** A well-formed ID that no instance has. */
     public String unknownId() {
         return unknownId;
     }
 
-    /**
-     * How long an instance may take to reach a state, and how long the suite watches one.
-     *
-     * @since 1.0.0
-     */
+    /** How long an instance may take to reach a state, and how long the suite watches one. */
     public Duration stateTimeout() {
         return stateTimeout;
     }
 
-    /**
-     * The deadline the suite gives calls that are expected to succeed.
-     *
-     * @since 1.0.0
-     */
+    /** The deadline the suite gives calls that are expected to succeed. */
     public Duration callTimeout() {
         return callTimeout;
     }
 
-    /**
-     * How far the backend's clock may be from the test's clock.
-     *
-     * @since 1.0.0
-     */
+    /** How far the backend's clock may be from the test's clock. */
     public Duration clockSkew() {
         return clockSkew;
     }
 
-    /**
-     * The hooks for what no provider call can do.
-     *
-     * @since 1.0.0
-     */
+    /** The hooks for what no provider call can do. */
     public ConformanceHarness harness() {
         return harness;
     }
 
-    /**
-     * What every instance name the suite makes starts with; empty unless set.
-     *
-     * @since 1.0.0
-     */
+    /** What every instance name the suite makes starts with; empty unless set. */
     public String namePrefix() {
         return namePrefix;
     }
 
-    /**
-     * Describes a {@link ConformanceTarget}; only the provider, entry name, a placement and both example IDs are required.
-     *
-     * @since 1.0.0
-     */
+    /** Describes a {@link ConformanceTarget}; only the provider, entry name, a placement and both example IDs are required. */
     public static final class Builder {
         /** Lower-case letters, digits and hyphens, starting with a letter or digit: the start of a DNS label. */
         private static final Pattern NAME_PREFIX = Pattern.compile("([a-z0-9][a-z0-9-]*)?");
@@ -223,8 +160,6 @@ public final class ConformanceTarget {
         /**
          * Declares what a plugin's {@link ConformanceProfile} says of its entry: its capabilities,
          * placements, example IDs, state timeout and harness.
-         *
-         * @since 1.0.0
          */
         public Builder profile(ConformanceProfile profile) {
             capabilities.addAll(profile.capabilities());
@@ -233,71 +168,43 @@ public final class ConformanceTarget {
                     .stateTimeout(profile.stateTimeout()).harness(profile.harness());
         }
 
-        /**
-         * Declares capabilities the target has; every other one is declared lacking.
-         *
-         * @since 1.0.0
-         */
+        /** Declares capabilities the target has; every other one is declared lacking. */
         public Builder capabilities(Capability... declared) {
             capabilities.addAll(Arrays.asList(declared));
             return this;
         }
 
-        /**
-         * Adds a valid placement; the first one added is where most tests create.
-         *
-         * @since 1.0.0
-         */
+        /** Adds a valid placement; the first one added is where most tests create. */
         public Builder placement(Placement placement) {
             placements.add(Objects.requireNonNull(placement, "placement"));
             return this;
         }
 
-        /**
-         * Sets an ID the backend can tell is malformed, for example one without its separator.
-         *
-         * @since 1.0.0
-         */
+        /** Sets an ID the backend can tell is malformed, for example one without its separator. */
         public Builder malformedId(String id) {
             this.malformedId = Objects.requireNonNull(id, "malformedId");
             return this;
         }
 
-        /**
-         * Sets a well-formed ID that no instance has, for example one naming a never-created instance.
-         *
-         * @since 1.0.0
-         */
+        /** Sets a well-formed ID that no instance has, for example one naming a never-created instance. */
         public Builder unknownId(String id) {
             this.unknownId = Objects.requireNonNull(id, "unknownId");
             return this;
         }
 
-        /**
-         * Sets how long an instance may take to reach a state; 30 seconds unless set.
-         *
-         * @since 1.0.0
-         */
+        /** Sets how long an instance may take to reach a state; 30 seconds unless set. */
         public Builder stateTimeout(Duration timeout) {
             this.stateTimeout = positive(timeout, "stateTimeout");
             return this;
         }
 
-        /**
-         * Sets the deadline for calls that should succeed; 60 seconds unless set.
-         *
-         * @since 1.0.0
-         */
+        /** Sets the deadline for calls that should succeed; 60 seconds unless set. */
         public Builder callTimeout(Duration timeout) {
             this.callTimeout = positive(timeout, "callTimeout");
             return this;
         }
 
-        /**
-         * Sets how far the backend's clock may be off the test's; 2 seconds unless set.
-         *
-         * @since 1.0.0
-         */
+        /** Sets how far the backend's clock may be off the test's; 2 seconds unless set. */
         public Builder clockSkew(Duration skew) {
             Objects.requireNonNull(skew, "clockSkew");
             if (skew.isNegative()) {
@@ -307,11 +214,7 @@ public final class ConformanceTarget {
             return this;
         }
 
-        /**
-         * Sets the harness that implements the hooks the declared capabilities need.
-         *
-         * @since 1.0.0
-         */
+        /** Sets the harness that implements the hooks the declared capabilities need. */
         public Builder harness(ConformanceHarness harness) {
             this.harness = Objects.requireNonNull(harness, "harness");
             return this;
@@ -325,7 +228,6 @@ public final class ConformanceTarget {
          *
          * @param prefix lower-case letters, digits and hyphens, starting with a letter or digit,
          *               at most 24 characters
-         * @since 1.0.0
          */
         public Builder namePrefix(String prefix) {
             Objects.requireNonNull(prefix, "namePrefix");
@@ -343,7 +245,6 @@ public final class ConformanceTarget {
          *
          * @throws IllegalStateException when something required is missing or the declarations
          *                               contradict each other
-         * @since 1.0.0
          */
         public ConformanceTarget build() {
             List<String> problems = new ArrayList<>();

@@ -18,30 +18,17 @@ import java.util.regex.Pattern;
  * @param uid       an opaque identifier of the owner's object, stored with the instance
  * @param placement where and as what to create it
  * @param cloudInit cloud-init user-data, or {@code ""} for none
- * @since 1.0.0
  */
 public record CreateRequest(String name, String uid, Placement placement, String cloudInit) {
-    /**
-     * The largest cloud-init user-data accepted, in UTF-8 bytes.
-     *
-     * @since 1.0.0
-     */
+    /** The largest cloud-init user-data accepted, in UTF-8 bytes. */
     public static final int MAX_CLOUD_INIT_BYTES = 256 * 1024;
-    /**
-     * The longest UID accepted, in characters.
-     *
-     * @since 1.0.0
-     */
+    /** The longest UID accepted, in characters. */
     public static final int MAX_UID_LENGTH = 128;
 
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
     private static final Pattern PRINTABLE_ASCII = Pattern.compile("[\\x21-\\x7e]+");
 
-    /**
-     * Normalises absent values, so {@link #validate} reports them instead of failing on null.
-     *
-     * @since 1.0.0
-     */
+    /** Normalises absent values, so {@link #validate} reports them instead of failing on null. */
     public CreateRequest {
         name = Objects.requireNonNullElse(name, "");
         uid = Objects.requireNonNullElse(uid, "");
@@ -54,7 +41,6 @@ public record CreateRequest(String name, String uid, Placement placement, String
      *
      * @param entry the provider entry's name, for the error
      * @throws ProviderException PERMANENT, with a message saying what to fix
-     * @since 1.0.0
      */
     public void validate(String entry) {
         String problem = problem();
@@ -67,8 +53,6 @@ public record CreateRequest(String name, String uid, Placement placement, String
      * The sha256 of the user-data's UTF-8 bytes, in lower-case hex: what a backend records with the
      * instance and reports as {@link Instance#userDataSha256()}, so a caller can tell whether an
      * instance runs the user-data it now asks for without the backend storing the user-data itself.
-     *
-     * @since 1.0.0
      */
     public String cloudInitSha256() {
         try {

@@ -2,27 +2,13 @@ package dev.egressproxies.api;
 
 /**
  * The life-cycle state of an instance as the contract reports it.
- *
- * @since 1.0.0
  */
 public enum InstanceState {
-    /**
-     * Booting, running but without an address yet, or in a state the backend cannot tell.
-     *
-     * @since 1.0.0
-     */
+    /** Booting, running but without an address yet, or in a state the backend cannot tell. */
     PROVISIONING,
-    /**
-     * Active and reachable at a known address; never reported with an empty IP.
-     *
-     * @since 1.0.0
-     */
+    /** Active and reachable at a known address; never reported with an empty IP. */
     RUNNING,
-    /**
-     * Anything else: shut off, paused, crashed, suspended.
-     *
-     * @since 1.0.0
-     */
+    /** Anything else: shut off, paused, crashed, suspended. */
     STOPPED;
 
     /**
@@ -30,7 +16,6 @@ public enum InstanceState {
      *
      * @param active whether the instance is running on its host
      * @param ip     the address found for it, or {@code ""}
-     * @since 1.0.0
      */
     public static InstanceState of(boolean active, String ip) {
         if (!active) {

@@ -2,45 +2,19 @@ package dev.egressproxies.api;
 
 /**
  * The provider call during which a {@link ProviderException} happened.
- *
- * @since 1.0.0
  */
 public enum Operation {
-    /**
-     * {@link Provider#create}.
-     *
-     * @since 1.0.0
-     */
+    /** {@link Provider#create}. */
     CREATE("create"),
-    /**
-     * {@link Provider#get}.
-     *
-     * @since 1.0.0
-     */
+    /** {@link Provider#get}. */
     GET("get"),
-    /**
-     * {@link Provider#delete}.
-     *
-     * @since 1.0.0
-     */
+    /** {@link Provider#delete}. */
     DELETE("delete"),
-    /**
-     * {@link Provider#listManaged}.
-     *
-     * @since 1.0.0
-     */
+    /** {@link Provider#listManaged}. */
     LIST_MANAGED("listManaged"),
-    /**
-     * {@link Provider#preflight}.
-     *
-     * @since 1.0.0
-     */
+    /** {@link Provider#preflight}. */
     PREFLIGHT("preflight"),
-    /**
-     * Building a provider from its configuration entry.
-     *
-     * @since 1.0.0
-     */
+    /** Building a provider from its configuration entry. */
     CONFIGURE("configure");
 
     private final String displayName;
@@ -49,11 +23,7 @@ public enum Operation {
         this.displayName = displayName;
     }
 
-    /**
-     * The name used in messages, spelled as the method it stands for.
-     *
-     * @since 1.0.0
-     */
+    /** The name used in messages, spelled as the method it stands for. */
     public String displayName() {
         return displayName;
     }
