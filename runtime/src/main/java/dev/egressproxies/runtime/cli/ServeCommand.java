@@ -82,8 +82,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         ServeSettings settings = new ServeSettings(file, ServeSettings.parseListen(listen), resync, grace,
                 tlsCertificate, tlsKey, tokenFile, logFormat(), new HashSet<>(confirmDeletes), perHost,
-                new Backoff(Backoff.DEFAULT.base().compareTo(backoffMax) < 0 ? Backoff.DEFAULT.base() : backoffMax,
-                        backoffMax));
+                Backoff.upTo(backoffMax));
         return new Service(settings, root.session()).run();
     }
 

@@ -20,6 +20,11 @@ public record Backoff(Duration base, Duration cap) {
         }
     }
 
+    /** The default backoff with its longest wait set to {@code cap} (its first wait too, when shorter). */
+    public static Backoff upTo(Duration cap) {
+        return new Backoff(DEFAULT.base().compareTo(cap) < 0 ? DEFAULT.base() : cap, cap);
+    }
+
     /** The wait after {@code failures} consecutive failures (at least one). */
     public Duration after(int failures) {
         int doublings = Math.min(Math.max(failures, 1) - 1, 30);

@@ -32,13 +32,6 @@ final class ShutdownSignals {
         }
     }
 
-    /** Asks for a stop as a signal would (the API, tests). */
-    void requestStop(String why) {
-        name = why;
-        received.incrementAndGet();
-        stop.countDown();
-    }
-
     /** Waits for the first signal and returns its name. */
     String awaitStop() throws InterruptedException {
         stop.await();
