@@ -42,6 +42,8 @@ import org.junit.platform.reporting.legacy.xml.LegacyXmlReportGeneratingListener
  *
  * <p>One run at a time per JVM. {@link #cancel()}, from any thread, lets the case under way finish
  * (and delete what it made) and marks the rest not run.
+ *
+ * @since 1.0.0
  */
 public final class ConformanceRun {
     /** The configuration parameter that turns off the suite's own failure lines on standard error. */
@@ -51,12 +53,20 @@ public final class ConformanceRun {
     private final Supplier<ConformanceTarget> targets;
     private final AtomicBoolean cancelled = new AtomicBoolean();
 
-    /** A run whose cases each get a target from {@code targets}. */
+    /**
+     * A run whose cases each get a target from {@code targets}.
+     *
+     * @since 1.0.0
+     */
     public ConformanceRun(Supplier<ConformanceTarget> targets) {
         this.targets = Objects.requireNonNull(targets, "targets");
     }
 
-    /** How a case ended. */
+    /**
+     * How a case ended.
+     *
+     * @since 1.0.0
+     */
     public enum Outcome {
         /** Every assertion held. */
         PASSED,
@@ -74,6 +84,7 @@ public final class ConformanceRun {
      * @param outcome  how it ended
      * @param reason   why it failed or did not run, on one line; empty when it passed
      * @param duration how long it took, cleanup included
+     * @since 1.0.0
      */
     public record CaseResult(String group, String name, Outcome outcome, String reason, Duration duration) {
     }
@@ -85,6 +96,7 @@ public final class ConformanceRun {
      * @param junitXml where to write a JUnit XML report of the run, if anywhere
      * @throws IllegalStateException when another run is under way in this JVM
      * @throws UncheckedIOException  when the report cannot be written
+     * @since 1.0.0
      */
     public List<CaseResult> execute(Consumer<CaseResult> eachCase, Optional<Path> junitXml) {
         if (!CURRENT.compareAndSet(null, this)) {
@@ -113,7 +125,11 @@ public final class ConformanceRun {
         }
     }
 
-    /** Lets the case under way finish and clean up; the cases after it do not run. */
+    /**
+     * Lets the case under way finish and clean up; the cases after it do not run.
+     *
+     * @since 1.0.0
+     */
     public void cancel() {
         cancelled.set(true);
     }

@@ -21,6 +21,8 @@ import java.util.regex.Pattern;
  *
  * <p>Built with {@link #builder(Provider, String)}; the builder rejects declarations that
  * contradict each other, such as {@link Capability#MULTIPLE_ZONES} with placements in one zone.
+ *
+ * @since 1.0.0
  */
 public final class ConformanceTarget {
     private final Provider provider;
@@ -55,42 +57,71 @@ public final class ConformanceTarget {
      * @param provider  the provider under test, built from configuration for this test alone; the
      *                  suite closes it after the test
      * @param entryName the configured name of its entry, which every error must carry
+     * @since 1.0.0
      */
     public static Builder builder(Provider provider, String entryName) {
         return new Builder(provider, entryName);
     }
 
-    /** The provider under test. */
+    /**
+     * The provider under test.
+     *
+     * @since 1.0.0
+     */
     public Provider provider() {
         return provider;
     }
 
-    /** The configured name of the provider's entry. */
+    /**
+     * The configured name of the provider's entry.
+     *
+     * @since 1.0.0
+     */
     public String entryName() {
         return entryName;
     }
 
-    /** Whether the target declared the capability. */
+    /**
+     * Whether the target declared the capability.
+     *
+     * @since 1.0.0
+     */
     public boolean has(Capability capability) {
         return capabilities.contains(capability);
     }
 
-    /** The declared capabilities. */
+    /**
+     * The declared capabilities.
+     *
+     * @since 1.0.0
+     */
     public Set<Capability> capabilities() {
         return capabilities;
     }
 
-    /** The valid placements, the first being the one most tests use. */
+    /**
+     * The valid placements, the first being the one most tests use.
+     *
+     * @since 1.0.0
+     */
     public List<Placement> placements() {
         return placements;
     }
 
-    /** The placement most tests create in. */
+    /**
+     * The placement most tests create in.
+     *
+     * @since 1.0.0
+     */
     public Placement primaryPlacement() {
         return placements.get(0);
     }
 
-    /** The first placement in a zone other than the primary one's, when the target has one. */
+    /**
+     * The first placement in a zone other than the primary one's, when the target has one.
+     *
+     * @since 1.0.0
+     */
     public Placement placementInAnotherZone() {
         return placements.stream()
                 .filter(placement -> !placement.zone().equals(primaryPlacement().zone()))
@@ -98,42 +129,74 @@ public final class ConformanceTarget {
                 .orElseThrow(() -> new IllegalStateException("the target names placements in one zone only"));
     }
 
-    /** An ID that the backend can tell is not one of its IDs. */
+    /**
+     * An ID that the backend can tell is not one of its IDs.
+     *
+     * @since 1.0.0
+     */
     public String malformedId() {
         return malformedId;
     }
 
-    /** A well-formed ID that no instance has. */
+    /**
+     * A well-formed ID that no instance has.
+     *
+     * @since 1.0.0
+     */
     public String unknownId() {
         return unknownId;
     }
 
-    /** How long an instance may take to reach a state, and how long the suite watches one. */
+    /**
+     * How long an instance may take to reach a state, and how long the suite watches one.
+     *
+     * @since 1.0.0
+     */
     public Duration stateTimeout() {
         return stateTimeout;
     }
 
-    /** The deadline the suite gives calls that are expected to succeed. */
+    /**
+     * The deadline the suite gives calls that are expected to succeed.
+     *
+     * @since 1.0.0
+     */
     public Duration callTimeout() {
         return callTimeout;
     }
 
-    /** How far the backend's clock may be from the test's clock. */
+    /**
+     * How far the backend's clock may be from the test's clock.
+     *
+     * @since 1.0.0
+     */
     public Duration clockSkew() {
         return clockSkew;
     }
 
-    /** The hooks for what no provider call can do. */
+    /**
+     * The hooks for what no provider call can do.
+     *
+     * @since 1.0.0
+     */
     public ConformanceHarness harness() {
         return harness;
     }
 
-    /** What every instance name the suite makes starts with; empty unless set. */
+    /**
+     * What every instance name the suite makes starts with; empty unless set.
+     *
+     * @since 1.0.0
+     */
     public String namePrefix() {
         return namePrefix;
     }
 
-    /** Describes a {@link ConformanceTarget}; only the provider, entry name, a placement and both example IDs are required. */
+    /**
+     * Describes a {@link ConformanceTarget}; only the provider, entry name, a placement and both example IDs are required.
+     *
+     * @since 1.0.0
+     */
     public static final class Builder {
         /** Lower-case letters, digits and hyphens, starting with a letter or digit: the start of a DNS label. */
         private static final Pattern NAME_PREFIX = Pattern.compile("([a-z0-9][a-z0-9-]*)?");
@@ -160,6 +223,8 @@ public final class ConformanceTarget {
         /**
          * Declares what a plugin's {@link ConformanceProfile} says of its entry: its capabilities,
          * placements, example IDs, state timeout and harness.
+         *
+         * @since 1.0.0
          */
         public Builder profile(ConformanceProfile profile) {
             capabilities.addAll(profile.capabilities());
@@ -168,43 +233,71 @@ public final class ConformanceTarget {
                     .stateTimeout(profile.stateTimeout()).harness(profile.harness());
         }
 
-        /** Declares capabilities the target has; every other one is declared lacking. */
+        /**
+         * Declares capabilities the target has; every other one is declared lacking.
+         *
+         * @since 1.0.0
+         */
         public Builder capabilities(Capability... declared) {
             capabilities.addAll(Arrays.asList(declared));
             return this;
         }
 
-        /** Adds a valid placement; the first one added is where most tests create. */
+        /**
+         * Adds a valid placement; the first one added is where most tests create.
+         *
+         * @since 1.0.0
+         */
         public Builder placement(Placement placement) {
             placements.add(Objects.requireNonNull(placement, "placement"));
             return this;
         }
 
-        /** Sets an ID the backend can tell is malformed, for example one without its separator. */
+        /**
+         * Sets an ID the backend can tell is malformed, for example one without its separator.
+         *
+         * @since 1.0.0
+         */
         public Builder malformedId(String id) {
             this.malformedId = Objects.requireNonNull(id, "malformedId");
             return this;
         }
 
-        /** Sets a well-formed ID that no instance has, for example one naming a never-created instance. */
+        /**
+         * Sets a well-formed ID that no instance has, for example one naming a never-created instance.
+         *
+         * @since 1.0.0
+         */
         public Builder unknownId(String id) {
             this.unknownId = Objects.requireNonNull(id, "unknownId");
             return this;
         }
 
-        /** Sets how long an instance may take to reach a state; 30 seconds unless set. */
+        /**
+         * Sets how long an instance may take to reach a state; 30 seconds unless set.
+         *
+         * @since 1.0.0
+         */
         public Builder stateTimeout(Duration timeout) {
             this.stateTimeout = positive(timeout, "stateTimeout");
             return this;
         }
 
-        /** Sets the deadline for calls that should succeed; 60 seconds unless set. */
+        /**
+         * Sets the deadline for calls that should succeed; 60 seconds unless set.
+         *
+         * @since 1.0.0
+         */
         public Builder callTimeout(Duration timeout) {
             this.callTimeout = positive(timeout, "callTimeout");
             return this;
         }
 
-        /** Sets how far the backend's clock may be off the test's; 2 seconds unless set. */
+        /**
+         * Sets how far the backend's clock may be off the test's; 2 seconds unless set.
+         *
+         * @since 1.0.0
+         */
         public Builder clockSkew(Duration skew) {
             Objects.requireNonNull(skew, "clockSkew");
             if (skew.isNegative()) {
@@ -214,7 +307,11 @@ public final class ConformanceTarget {
             return this;
         }
 
-        /** Sets the harness that implements the hooks the declared capabilities need. */
+        /**
+         * Sets the harness that implements the hooks the declared capabilities need.
+         *
+         * @since 1.0.0
+         */
         public Builder harness(ConformanceHarness harness) {
             this.harness = Objects.requireNonNull(harness, "harness");
             return this;
@@ -228,6 +325,7 @@ public final class ConformanceTarget {
          *
          * @param prefix lower-case letters, digits and hyphens, starting with a letter or digit,
          *               at most 24 characters
+         * @since 1.0.0
          */
         public Builder namePrefix(String prefix) {
             Objects.requireNonNull(prefix, "namePrefix");
@@ -245,6 +343,7 @@ public final class ConformanceTarget {
          *
          * @throws IllegalStateException when something required is missing or the declarations
          *                               contradict each other
+         * @since 1.0.0
          */
         public ConformanceTarget build() {
             List<String> problems = new ArrayList<>();

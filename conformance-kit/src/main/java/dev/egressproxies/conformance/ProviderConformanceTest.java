@@ -33,6 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <p>Each case gets a target of its own, creates instances whose names carry a random token, and
  * deletes all of them afterwards, so runs against a shared real backend do not collide. Cases that
  * depend on a {@link Capability} the target lacks assert the declared lack instead of skipping.
+ * @since 1.0.0
  */
 @ExtendWith(ConsoleReport.class)
 public abstract class ProviderConformanceTest {
@@ -41,6 +42,8 @@ public abstract class ProviderConformanceTest {
     /**
      * Describes the backend under test. Called once before every case; the provider it returns is
      * closed after that case, so build a new one each time.
+     *
+     * @since 1.0.0
      */
     protected abstract ConformanceTarget createTarget() throws Exception;
 

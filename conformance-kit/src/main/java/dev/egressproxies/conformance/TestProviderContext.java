@@ -13,23 +13,37 @@ import java.time.Clock;
  * unless the test brings its own, an HTTP client with the JDK's defaults (made on first use: a
  * client starts a thread), no progress display, and a state directory the test chooses (a JUnit
  * {@code @TempDir}).
+ *
+ * @since 1.0.0
  */
 public final class TestProviderContext implements ProviderContext {
     private final Path stateDirectory;
     private final OpenTelemetry openTelemetry;
     private final Clock clock;
 
-    /** A context with inert telemetry. */
+    /**
+     * A context with inert telemetry.
+     *
+     * @since 1.0.0
+     */
     public TestProviderContext(Path stateDirectory) {
         this(stateDirectory, OpenTelemetry.noop(), Clock.systemUTC());
     }
 
-    /** A context whose spans go to {@code openTelemetry}, such as an SDK with an in-memory exporter. */
+    /**
+     * A context whose spans go to {@code openTelemetry}, such as an SDK with an in-memory exporter.
+     *
+     * @since 1.0.0
+     */
     public TestProviderContext(Path stateDirectory, OpenTelemetry openTelemetry) {
         this(stateDirectory, openTelemetry, Clock.systemUTC());
     }
 
-    /** A context with inert telemetry whose time is {@code clock}'s, for tests of a backend's own timing. */
+    /**
+     * A context with inert telemetry whose time is {@code clock}'s, for tests of a backend's own timing.
+     *
+     * @since 1.0.0
+     */
     public TestProviderContext(Path stateDirectory, Clock clock) {
         this(stateDirectory, OpenTelemetry.noop(), clock);
     }

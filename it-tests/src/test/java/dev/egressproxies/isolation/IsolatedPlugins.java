@@ -11,13 +11,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * Three backend plugins built by the test, each a folder with its jar and a library it bundles, and
+ * Six backend plugins built by the test, each a folder with its jar and a library it bundles, and
  * one broken plugin. Two bundle different versions of Guava, module {@code com.google.common},
  * and call what only their version has ({@code CharMatcher.ASCII}, gone in later versions;
- * {@code Ints.rotate}, new); the third bundles Jackson 2.17, older than the platform's, keeps its
- * state with it and reports its Jackson version as the plugin's. On one module path none of this
- * could load; each in its own layer, all work. The broken one, of type {@code broken}, bundles
- * both versions of Guava, so its layer cannot be resolved.
+ * {@code Ints.rotate}, new); the third bundles Jackson 2.17 (modular jars), older than the
+ * platform's, keeps its state with it and reports its Jackson version as the plugin's. Three bundle
+ * plain jars (automatic modules), which read every module of the platform unless the platform keeps
+ * them from it: Jackson 2.9, of the same module names as the platform's Jackson; Jakarta Inject 1.0,
+ * whose package {@code javax.inject} the platform's module {@code javax.inject} also holds (a split
+ * package); and MINA SSHD 2.12, where the kvm plugin bundles 2.20, which looks up its I/O factory
+ * with {@link java.util.ServiceLoader}. Each reports the jar its library was loaded from as its
+ * version. On one module path none of this could load; each in its own layer, all work. The broken
+ * one, of type {@code broken}, bundles both versions of Guava, so its layer cannot be resolved.
  *
  * <p>Every plugin is the same small file-backed backend (instances in one zone under IDs
  * {@code i-} and 16 hex digits, in a file of the entry's state directory, booting at once to
@@ -27,13 +32,28 @@ public final class IsolatedPlugins {
     /** The plugins built, by type. */
     public enum Kind {
         GUAVA_OLD("guava-old", "isolation.guavaold", "guava-old", "com.google.common",
-                "com.google.common.base.CharMatcher.ASCII.matchesAllOf(name)"),
-        GUAVA_NEW("guava-new", "isolation.guavanew", "guava-new", "com.google.common", Kind.ROTATE),
+                "com.google.common.base.CharMatcher.ASCII.matchesAllOf(name)", "\"1.0\""),
+        GUAVA_NEW("guava-new", "isolation.guavanew", "guava-new", "com.google.common", Kind.ROTATE, "\"1.0\""),
         OWN_JACKSON("own-jackson", "isolation.ownjackson", "own-jackson", "com.fasterxml.jackson.databind",
-                "!new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(java.util.List.of(name))"
-                        + ".isEmpty()"),
+                Kind.JACKSON_CALL, "\"jackson \" + com.fasterxml.jackson.databind.cfg.PackageVersion.VERSION"),
+        /** Jackson 2.9's plain jars; looking up Jackson modules has the library call ServiceLoader itself. */
+        PLAIN_JACKSON("plain-jackson", "isolation.plainjackson", "plain-jackson", "com.fasterxml.jackson.databind",
+                Kind.JACKSON_CALL + " && new com.fasterxml.jackson.databind.ObjectMapper().findAndRegisterModules()"
+                        + ".getRegisteredModuleIds().isEmpty()", Kind.jarOf("com.fasterxml.jackson.databind.ObjectMapper")),
+        /** Jakarta Inject 1.0: package javax.inject in a plain jar, beside the platform's javax.inject module. */
+        SPLIT_PACKAGE("split-package", "isolation.splitpackage", "split-package", "jakarta.inject.api",
+                Kind.jarOf("javax.inject.Named") + ".equals(\"jakarta.inject-api-1.0.jar\")",
+                Kind.jarOf("javax.inject.Named")),
+        /** MINA SSHD 2.12: its default I/O factory is found through ServiceLoader, by its own code. */
+        OTHER_SSHD("other-sshd", "isolation.othersshd", "other-sshd", "org.apache.sshd.osgi",
+                "org.apache.sshd.common.io.DefaultIoServiceFactoryFactory.getDefaultIoServiceFactoryFactoryInstance()"
+                        + ".getIoServiceProvider() != null",
+                Kind.jarOf("org.apache.sshd.common.io.IoServiceFactoryFactory")),
         /** Both Guava versions in one folder: two modules named com.google.common, which no layer can hold. */
-        BROKEN("broken", "isolation.broken", "guava-new", "com.google.common", Kind.ROTATE);
+        BROKEN("broken", "isolation.broken", "guava-new", "com.google.common", Kind.ROTATE, "\"1.0\"");
+
+        private static final String JACKSON_CALL = "!new com.fasterxml.jackson.databind.ObjectMapper()"
+                + ".writeValueAsString(java.util.List.of(name)).isEmpty()";
 
         /** Guava's {@code Ints.rotate}, which came after 25.1. */
         private static final String ROTATE = "java.util.stream.Stream.of(name.chars().toArray())"
@@ -44,13 +64,21 @@ public final class IsolatedPlugins {
         private final String libraries;
         private final String requires;
         private final String libraryCall;
+        private final String version;
 
-        Kind(String type, String packageName, String libraries, String requires, String libraryCall) {
+        Kind(String type, String packageName, String libraries, String requires, String libraryCall, String version) {
             this.type = type;
             this.packageName = packageName;
             this.libraries = libraries;
             this.requires = requires;
             this.libraryCall = libraryCall;
+            this.version = version;
+        }
+
+        /** An expression for the file name of the jar {@code type} was loaded from. */
+        private static String jarOf(String type) {
+            return "java.nio.file.Path.of(" + type + ".class.getProtectionDomain().getCodeSource().getLocation()"
+                    + ".getPath()).getFileName().toString()";
         }
 
         /** The type entries select it by. */
@@ -128,7 +156,7 @@ public final class IsolatedPlugins {
                 + "    requires dev.egressproxies.api;\n    requires " + kind.requires + ";\n"
                 + "    provides dev.egressproxies.api.spi.ProviderFactory with " + kind.packageName + ".Factory;\n"
                 + "    opens " + kind.packageName + ";\n}\n");
-        PluginSources.write(pkg, kind.packageName, kind.type, kind.libraryCall, kind == Kind.OWN_JACKSON);
+        PluginSources.write(pkg, kind.packageName, kind.type, kind.libraryCall, kind.version);
         Path classes = sources.resolve("classes");
         // Registered both ways, like any plugin: as a module, and through its services file on a class path.
         Path services = Files.createDirectories(classes.resolve("META-INF/services"));

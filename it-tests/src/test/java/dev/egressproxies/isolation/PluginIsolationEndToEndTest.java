@@ -15,15 +15,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Plugins that bundle incompatible versions of one library, and one that bundles an older Jackson
- * than the platform's, work side by side in one {@code egressctl} run, each in a module layer of
- * its own; a plugin whose layer cannot be resolved is reported naming its folder and the conflict,
- * and only its entries fail.
+ * Plugins that bundle incompatible versions of one library, one that bundles an older Jackson
+ * than the platform's, and plugins of plain jars that clash with the platform's modules (Jackson
+ * 2.9 of the platform's module names, a split package {@code javax.inject}, another MINA SSHD than
+ * the kvm plugin's) work side by side with the bundled backends in one {@code egressctl} run, each
+ * in a module layer of its own; a plugin whose layer cannot be resolved is reported naming its
+ * folder and the conflict, and only its entries fail.
  */
 class PluginIsolationEndToEndTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<IsolatedPlugins.Kind> WORKING = List.of(IsolatedPlugins.Kind.GUAVA_OLD,
-            IsolatedPlugins.Kind.GUAVA_NEW, IsolatedPlugins.Kind.OWN_JACKSON);
+            IsolatedPlugins.Kind.GUAVA_NEW, IsolatedPlugins.Kind.OWN_JACKSON, IsolatedPlugins.Kind.PLAIN_JACKSON,
+            IsolatedPlugins.Kind.SPLIT_PACKAGE, IsolatedPlugins.Kind.OTHER_SSHD);
 
     @TempDir
     Path temp;
@@ -36,7 +39,9 @@ class PluginIsolationEndToEndTest {
         work = Files.createDirectories(temp.resolve("work"));
         egressctl = new EgressctlProcess(Files.createDirectories(temp.resolve("home")), work)
                 .with("EGRESSCTL_PLUGINS", IsolatedPlugins.folder().toString());
-        StringBuilder config = new StringBuilder("providers:\n");
+        // A bundled backend in the same config: the fake, its instances in a file so runs share them.
+        StringBuilder config = new StringBuilder("providers:\n  - {name: fake-1, type: fake, zones: [lab],"
+                + " machineTypes: [tiny], images: [alpine], stateFile: fake-1.json}\n");
         for (IsolatedPlugins.Kind kind : IsolatedPlugins.Kind.values()) {
             config.append("  - {name: ").append(kind.type()).append("-1, type: ").append(kind.type())
                     .append(", zone: lab, machineTypes: [tiny], images: [alpine]}\n");
@@ -49,10 +54,15 @@ class PluginIsolationEndToEndTest {
         JsonNode providers = json(egressctl.run("providers", "-o", "json"), 0);
         List<String> types = new ArrayList<>();
         providers.get("plugins").forEach(plugin -> types.add(plugin.get("type").asText()));
-        assertThat(types).contains("fake", "kvm", "kvm2", "guava-old", "guava-new", "own-jackson");
+        assertThat(types).contains("fake", "kvm", "kvm2", "guava-old", "guava-new", "own-jackson", "plain-jackson",
+                "split-package", "other-sshd");
         JsonNode ownJackson = plugin(providers, "own-jackson");
         assertThat(ownJackson.get("version").asText()).as("the Jackson the plugin loaded is its own")
                 .isEqualTo("jackson 2.17.2");
+        // Each reports the jar its library came from: its own, not the platform's or another plugin's.
+        assertThat(plugin(providers, "plain-jackson").get("version").asText()).isEqualTo("jackson-databind-2.9.10.jar");
+        assertThat(plugin(providers, "split-package").get("version").asText()).isEqualTo("jakarta.inject-api-1.0.jar");
+        assertThat(plugin(providers, "other-sshd").get("version").asText()).isEqualTo("sshd-osgi-2.12.1.jar");
         assertThat(providers.get("brokenPlugins")).hasSize(1);
         JsonNode broken = providers.get("brokenPlugins").get(0);
         assertThat(broken.get("location").asText()).isEqualTo(IsolatedPlugins.folder().resolve("broken").toString());
@@ -63,17 +73,24 @@ class PluginIsolationEndToEndTest {
                     kind.type() + "-1", "--machine-type", "tiny", "--image", "alpine", "-o", "json");
             assertThat(json(created, 0).get("id").asText()).startsWith(kind.type() + "-1/i-");
         }
+        EgressctlProcess.Result fakeCreated = egressctl.run("create", "vm-fake", "--provider", "fake-1",
+                "--machine-type", "tiny", "--image", "alpine", "-o", "json");
+        assertThat(json(fakeCreated, 0).get("id").asText()).startsWith("fake-1/");
         EgressctlProcess.Result listed = egressctl.run("list", "-o", "json");
         assertThat(listed.exitCode()).as(listed.toString()).isEqualTo(2);
         List<String> names = new ArrayList<>();
         JSON.readTree(listed.out()).forEach(instance -> names.add(instance.get("name").asText()));
-        assertThat(names).as("one run lists the instances of all three plugins")
-                .containsExactlyInAnyOrder("vm-guava-old", "vm-guava-new", "vm-own-jackson");
+        List<String> expected = new ArrayList<>(List.of("vm-fake"));
+        WORKING.forEach(kind -> expected.add("vm-" + kind.type()));
+        assertThat(names).as("one run lists the instances of every plugin and of the bundled fake")
+                .containsExactlyInAnyOrderElementsOf(expected);
         assertThat(listed.err()).as("only the broken plugin's entry is not listed")
                 .contains("not listed: listManaged on provider entry 'broken-1'")
                 .contains(IsolatedPlugins.folder().resolve("broken").toString())
-                .contains("com.google.common")
-                .doesNotContain("guava-old-1'", "guava-new-1'", "own-jackson-1'");
+                .contains("com.google.common");
+        for (IsolatedPlugins.Kind kind : WORKING) {
+            assertThat(listed.err()).doesNotContain("'" + kind.type() + "-1'");
+        }
 
         for (IsolatedPlugins.Kind kind : WORKING) {
             String id = kind.type() + "-1/" + json(egressctl.run("get", idOf(kind), "-o", "json"), 0).get("providerId")
@@ -82,6 +99,9 @@ class PluginIsolationEndToEndTest {
             EgressctlProcess.Result deleted = egressctl.run("delete", id);
             assertThat(deleted.exitCode()).as(deleted.toString()).isZero();
         }
+        String fakeId = json(egressctl.run("list", "--provider", "fake-1", "-o", "json"), 0).get(0).get("id").asText();
+        assertThat(json(egressctl.run("get", fakeId, "-o", "json"), 0).get("name").asText()).isEqualTo("vm-fake");
+        assertThat(egressctl.run("delete", fakeId).exitCode()).isZero();
         EgressctlProcess.Result refused = egressctl.run("create", "vm-broken", "--provider", "broken-1",
                 "--machine-type", "tiny", "--image", "alpine");
         assertThat(refused.exitCode()).as(refused.toString()).isNotZero();

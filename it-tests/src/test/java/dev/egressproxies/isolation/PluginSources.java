@@ -10,11 +10,8 @@ final class PluginSources {
     }
 
     /** Writes the sources of package {@code pkg} (in folder {@code folder}), of type {@code type}. */
-    static void write(Path folder, String pkg, String type, String libraryCall, boolean reportsJackson)
+    static void write(Path folder, String pkg, String type, String libraryCall, String version)
             throws IOException {
-        String version = reportsJackson
-                ? "\"jackson \" + com.fasterxml.jackson.databind.cfg.PackageVersion.VERSION"
-                : "\"1.0\"";
         Files.writeString(folder.resolve("Factory.java"), FACTORY.replace("PKG", pkg).replace("TYPE", type)
                 .replace("VERSION", version));
         Files.writeString(folder.resolve("Config.java"), CONFIG.replace("PKG", pkg));

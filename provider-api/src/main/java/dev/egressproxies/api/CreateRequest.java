@@ -18,17 +18,30 @@ import java.util.regex.Pattern;
  * @param uid       an opaque identifier of the owner's object, stored with the instance
  * @param placement where and as what to create it
  * @param cloudInit cloud-init user-data, or {@code ""} for none
+ * @since 1.0.0
  */
 public record CreateRequest(String name, String uid, Placement placement, String cloudInit) {
-    /** The largest cloud-init user-data accepted, in UTF-8 bytes. */
+    /**
+     * The largest cloud-init user-data accepted, in UTF-8 bytes.
+     *
+     * @since 1.0.0
+     */
     public static final int MAX_CLOUD_INIT_BYTES = 256 * 1024;
-    /** The longest UID accepted, in characters. */
+    /**
+     * The longest UID accepted, in characters.
+     *
+     * @since 1.0.0
+     */
     public static final int MAX_UID_LENGTH = 128;
 
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
     private static final Pattern PRINTABLE_ASCII = Pattern.compile("[\\x21-\\x7e]+");
 
-    /** Normalises absent values, so {@link #validate} reports them instead of failing on null. */
+    /**
+     * Normalises absent values, so {@link #validate} reports them instead of failing on null.
+     *
+     * @since 1.0.0
+     */
     public CreateRequest {
         name = Objects.requireNonNullElse(name, "");
         uid = Objects.requireNonNullElse(uid, "");
@@ -41,6 +54,7 @@ public record CreateRequest(String name, String uid, Placement placement, String
      *
      * @param entry the provider entry's name, for the error
      * @throws ProviderException PERMANENT, with a message saying what to fix
+     * @since 1.0.0
      */
     public void validate(String entry) {
         String problem = problem();
@@ -53,6 +67,8 @@ public record CreateRequest(String name, String uid, Placement placement, String
      * The sha256 of the user-data's UTF-8 bytes, in lower-case hex: what a backend records with the
      * instance and reports as {@link Instance#userDataSha256()}, so a caller can tell whether an
      * instance runs the user-data it now asks for without the backend storing the user-data itself.
+     *
+     * @since 1.0.0
      */
     public String cloudInitSha256() {
         try {

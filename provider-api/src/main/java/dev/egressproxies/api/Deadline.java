@@ -9,6 +9,8 @@ import java.time.Duration;
  * waiting on and throws a {@link ErrorKind#TRANSIENT} {@link ProviderException} within about a
  * second, even when the backend itself hangs. {@link #none()} is a deadline that never passes;
  * callers should prefer a bounded one.
+ *
+ * @since 1.0.0
  */
 public final class Deadline {
     private static final Deadline NONE = new Deadline(0, false);
@@ -23,28 +25,48 @@ public final class Deadline {
         this.bounded = bounded;
     }
 
-    /** A deadline that passes {@code timeout} from now. */
+    /**
+     * A deadline that passes {@code timeout} from now.
+     *
+     * @since 1.0.0
+     */
     public static Deadline after(Duration timeout) {
         long nanos = saturatedNanos(timeout);
         return new Deadline(System.nanoTime() + nanos, true);
     }
 
-    /** A deadline that never passes. */
+    /**
+     * A deadline that never passes.
+     *
+     * @since 1.0.0
+     */
     public static Deadline none() {
         return NONE;
     }
 
-    /** Whether this deadline can pass at all. */
+    /**
+     * Whether this deadline can pass at all.
+     *
+     * @since 1.0.0
+     */
     public boolean isBounded() {
         return bounded;
     }
 
-    /** Whether this deadline has passed. */
+    /**
+     * Whether this deadline has passed.
+     *
+     * @since 1.0.0
+     */
     public boolean isExpired() {
         return bounded && expiresAtNanos - System.nanoTime() <= 0;
     }
 
-    /** The time left, zero once passed; a year for {@link #none()}. */
+    /**
+     * The time left, zero once passed; a year for {@link #none()}.
+     *
+     * @since 1.0.0
+     */
     public Duration remaining() {
         if (!bounded) {
             return FOREVER;
@@ -56,6 +78,8 @@ public final class Deadline {
     /**
      * The earlier of this deadline and one {@code budget} from now; how a per-step time limit is
      * combined with the caller's deadline.
+     *
+     * @since 1.0.0
      */
     public Deadline within(Duration budget) {
         Deadline step = after(budget);
@@ -68,6 +92,8 @@ public final class Deadline {
     /**
      * Throws the TRANSIENT error of the contract when the deadline has passed or the current
      * thread was interrupted; a cheap check for the points between blocking steps.
+     *
+     * @since 1.0.0
      */
     public void check(Operation operation, String entry, String instanceId) {
         if (Thread.currentThread().isInterrupted()) {

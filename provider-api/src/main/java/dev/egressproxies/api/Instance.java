@@ -7,10 +7,12 @@ import java.util.Objects;
  * What a provider reports about one instance.
  *
  * <p>{@code placement} and {@code userDataSha256} are what the instance was created with, as the
- * backend recorded them at create time. A field the backend does not know (an instance created
- * before it recorded them, or a backend that records nothing) is {@code ""}; a caller comparing
- * them against a desired placement, such as {@code egressctl apply}, treats {@code ""} as
- * "unknown" and never acts on it.
+ * backend recorded them at create time. A backend records them and reports them through the
+ * canonical (eight-component) constructor; the conformance suite fails a backend whose
+ * {@link Provider#get} or {@link Provider#listManaged} reports them unknown for an instance it
+ * created. A field is {@code ""} only for an instance created before its backend recorded it (one
+ * found on a host, made by an older version); a caller comparing them against a desired
+ * placement, such as {@code egressctl apply}, treats {@code ""} as "unknown" and never acts on it.
  *
  * @param id        the provider ID that {@link Provider#create} returned for it
  * @param name      the name it was created with
@@ -22,10 +24,15 @@ import java.util.Objects;
  *                  unknown
  * @param userDataSha256 the {@linkplain CreateRequest#cloudInitSha256() sha256} of the user-data it was
  *                  created with, or {@code ""} when unknown
+ * @since 1.0.0
  */
 public record Instance(String id, String name, String ip, InstanceState state, String uid, Instant createdAt,
                        Placement placement, String userDataSha256) {
-    /** Checks the contract's invariants: an ID and a state, and no RUNNING without an address. */
+    /**
+     * Checks the contract's invariants: an ID and a state, and no RUNNING without an address.
+     *
+     * @since 1.0.0
+     */
     public Instance {
         Objects.requireNonNull(id, "id");
         name = Objects.requireNonNullElse(name, "");
@@ -42,6 +49,8 @@ public record Instance(String id, String name, String ip, InstanceState state, S
     /**
      * An instance whose placement and user-data are unknown, as backends built before
      * {@link Instance} carried them report it.
+     *
+     * @since 1.0.0
      */
     public Instance(String id, String name, String ip, InstanceState state, String uid, Instant createdAt) {
         this(id, name, ip, state, uid, createdAt, Placement.UNKNOWN, "");

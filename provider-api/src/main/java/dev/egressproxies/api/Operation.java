@@ -2,19 +2,45 @@ package dev.egressproxies.api;
 
 /**
  * The provider call during which a {@link ProviderException} happened.
+ *
+ * @since 1.0.0
  */
 public enum Operation {
-    /** {@link Provider#create}. */
+    /**
+     * {@link Provider#create}.
+     *
+     * @since 1.0.0
+     */
     CREATE("create"),
-    /** {@link Provider#get}. */
+    /**
+     * {@link Provider#get}.
+     *
+     * @since 1.0.0
+     */
     GET("get"),
-    /** {@link Provider#delete}. */
+    /**
+     * {@link Provider#delete}.
+     *
+     * @since 1.0.0
+     */
     DELETE("delete"),
-    /** {@link Provider#listManaged}. */
+    /**
+     * {@link Provider#listManaged}.
+     *
+     * @since 1.0.0
+     */
     LIST_MANAGED("listManaged"),
-    /** {@link Provider#preflight}. */
+    /**
+     * {@link Provider#preflight}.
+     *
+     * @since 1.0.0
+     */
     PREFLIGHT("preflight"),
-    /** Building a provider from its configuration entry. */
+    /**
+     * Building a provider from its configuration entry.
+     *
+     * @since 1.0.0
+     */
     CONFIGURE("configure");
 
     private final String displayName;
@@ -23,7 +49,11 @@ public enum Operation {
         this.displayName = displayName;
     }
 
-    /** The name used in messages, spelled as the method it stands for. */
+    /**
+     * The name used in messages, spelled as the method it stands for.
+     *
+     * @since 1.0.0
+     */
     public String displayName() {
         return displayName;
     }

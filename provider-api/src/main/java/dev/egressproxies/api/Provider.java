@@ -20,6 +20,8 @@ import java.util.List;
  *
  * <h2>Threads</h2>
  * Implementations are safe for concurrent use by many threads.
+ *
+ * @since 1.0.0
  */
 public interface Provider extends AutoCloseable {
 
@@ -49,6 +51,7 @@ public interface Provider extends AutoCloseable {
      * @throws ProviderException PERMANENT for a bad request or placement, or a name that exists in
      *                           another zone, QUOTA_EXCEEDED when the backend lacks room, TRANSIENT
      *                           for anything worth retrying
+     * @since 1.0.0
      */
     String create(CreateRequest request, Deadline deadline);
 
@@ -59,12 +62,15 @@ public interface Provider extends AutoCloseable {
      * backend is unreachable, out of room, or the name exists in another zone).
      *
      * <p>Callers such as {@code egressctl apply} use it to check a whole desired set before changing
-     * anything. Backends override it with their placement checks (zones, machine types, images)
-     * and call it from create; the default checks only the contract's rules
-     * ({@link CreateRequest#validate}) and, not knowing the entry's name, reports none.
+     * anything. Every backend overrides it with its placement checks (zones, machine types, images)
+     * and calls it from create. It is a default method only so that plugins built before it existed
+     * keep loading: the default checks only the contract's rules ({@link CreateRequest#validate})
+     * and, not knowing the entry's name, reports none, so a backend that keeps it compiles but fails
+     * the conformance suite's Validate group (an unknown zone, machine type or image accepted).
      *
      * @param request the request to check
      * @throws ProviderException PERMANENT, with the message create would give
+     * @since 1.0.0
      */
     default void validate(CreateRequest request) {
         request.validate("");
@@ -77,6 +83,7 @@ public interface Provider extends AutoCloseable {
      *
      * @throws ProviderException NOT_FOUND when it does not exist, PERMANENT when the ID is malformed
      *                           or names an instance created through another entry
+     * @since 1.0.0
      */
     Instance get(String id, Deadline deadline);
 
@@ -91,6 +98,7 @@ public interface Provider extends AutoCloseable {
      * @throws ProviderException PERMANENT when the ID is malformed or names an instance this
      *                           platform did not create or created through another entry,
      *                           TRANSIENT when a step failed
+     * @since 1.0.0
      */
     void delete(String id, Deadline deadline);
 
@@ -104,6 +112,7 @@ public interface Provider extends AutoCloseable {
      * orphan collection must never act on a partial view. A single unreadable instance is skipped.
      *
      * @throws ProviderException TRANSIENT when any zone or host could not be read
+     * @since 1.0.0
      */
     List<Instance> listManaged(Deadline deadline);
 
@@ -112,6 +121,8 @@ public interface Provider extends AutoCloseable {
      * reads on its own, so that a caller acting zone by zone (the resident {@code egressctl serve})
      * keeps working on the zones that answer while one does not. Empty, the default, when the
      * backend cannot list a zone alone; such an entry is listed whole.
+     *
+     * @since 1.0.0
      */
     default List<String> zones() {
         return List.of();
@@ -128,6 +139,7 @@ public interface Provider extends AutoCloseable {
      *
      * @throws ProviderException TRANSIENT when the zone could not be read, PERMANENT when it is not
      *                           one of {@link #zones()}
+     * @since 1.0.0
      */
     default List<Instance> listManaged(String zone, Deadline deadline) {
         return listManaged(deadline).stream().filter(instance -> instance.placement().zone().equals(zone)).toList();
@@ -138,12 +150,17 @@ public interface Provider extends AutoCloseable {
      * credentials and configuration are accepted. Used by {@code egressctl check}.
      *
      * @return one result per check made; empty when there is nothing to check
+     * @since 1.0.0
      */
     default List<PreflightCheck> preflight(Deadline deadline) {
         return List.of();
     }
 
-    /** Releases connections and threads; the provider is not used afterwards. */
+    /**
+     * Releases connections and threads; the provider is not used afterwards.
+     *
+     * @since 1.0.0
+     */
     @Override
     default void close() {
     }

@@ -10,6 +10,8 @@ import java.util.Objects;
  * <p>The {@linkplain #detail() detail} says what went wrong and, where the caller can fix it,
  * what to do. {@link #getMessage()} prefixes it with the context, so a log line or a CLI error
  * can be printed as is.
+ *
+ * @since 1.0.0
  */
 public final class ProviderException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -32,6 +34,7 @@ public final class ProviderException extends RuntimeException {
      *                   listManaged, which is about no one instance
      * @param detail     what went wrong and what to do about it
      * @param cause      the underlying failure, or {@code null}
+     * @since 1.0.0
      */
     public ProviderException(ErrorKind kind, Operation operation, String entry, String instanceId,
                              String detail, Throwable cause) {
@@ -43,13 +46,19 @@ public final class ProviderException extends RuntimeException {
         this.detail = Objects.requireNonNull(detail, "detail");
     }
 
-    /** Creates an exception without an underlying cause. */
+    /**
+     * Creates an exception without an underlying cause.
+     *
+     * @since 1.0.0
+     */
     public ProviderException(ErrorKind kind, Operation operation, String entry, String instanceId, String detail) {
         this(kind, operation, entry, instanceId, detail, null);
     }
 
     /**
      * The TRANSIENT error a call returns when its {@link Deadline} passed before it finished.
+     *
+     * @since 1.0.0
      */
     public static ProviderException deadlineExceeded(Operation operation, String entry, String instanceId) {
         return new ProviderException(ErrorKind.TRANSIENT, operation, entry, instanceId,
@@ -59,6 +68,8 @@ public final class ProviderException extends RuntimeException {
     /**
      * The TRANSIENT error a call returns when its thread was interrupted. The caller must restore
      * the thread's interrupt flag (this method does so) so the interruption is not lost.
+     *
+     * @since 1.0.0
      */
     public static ProviderException interrupted(Operation operation, String entry, String instanceId,
                                                 InterruptedException cause) {
@@ -67,27 +78,47 @@ public final class ProviderException extends RuntimeException {
                 "interrupted before the backend answered", cause);
     }
 
-    /** Whether and when a retry can help. */
+    /**
+     * Whether and when a retry can help.
+     *
+     * @since 1.0.0
+     */
     public ErrorKind kind() {
         return kind;
     }
 
-    /** The call that failed. */
+    /**
+     * The call that failed.
+     *
+     * @since 1.0.0
+     */
     public Operation operation() {
         return operation;
     }
 
-    /** The configured name of the provider entry the call went to. */
+    /**
+     * The configured name of the provider entry the call went to.
+     *
+     * @since 1.0.0
+     */
     public String entry() {
         return entry;
     }
 
-    /** The instance the call was about (for create possibly only its name), or {@code ""} for listManaged. */
+    /**
+     * The instance the call was about (for create possibly only its name), or {@code ""} for listManaged.
+     *
+     * @since 1.0.0
+     */
     public String instanceId() {
         return instanceId;
     }
 
-    /** What went wrong and what to do, without the context prefix of {@link #getMessage()}. */
+    /**
+     * What went wrong and what to do, without the context prefix of {@link #getMessage()}.
+     *
+     * @since 1.0.0
+     */
     public String detail() {
         return detail;
     }

@@ -27,9 +27,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Plugins installed as folders, each loaded into a module layer of its own whose parent is the
  * platform's boot layer: a plugin sees its own jars and, of the platform, only the modules it
- * shares with plugins ({@link #SHARED}), so two plugins may bundle different versions of one library.
- * A plugin whose layer cannot be made is reported, naming its folder and the problem; the others
- * load. Layout and reasons: docs/plugins.md.
+ * shares with plugins ({@link #SHARED}) and the JDK's, so two plugins may bundle different versions
+ * of one library, and a plugin may bundle any version of a library the platform also uses.
+ *
+ * <p>A plain jar would be an automatic module, which reads every module of the parent layers: the
+ * platform's Jackson beside the plugin's own, say, which the module system refuses. So each plain
+ * jar of a plugin is loaded as an open module of the same name and packages that reads the plugin's
+ * other modules, the shared modules and the JDK's, and may use any service type of its own or of
+ * the JDK. A plugin whose layer cannot be made, or that was built against a provider API version
+ * this platform cannot run, is reported, naming its folder and the problem; the others load. Layout and
+ * reasons: docs/plugins.md.
  */
 public final class PluginFolders {
     /**
@@ -41,7 +48,7 @@ public final class PluginFolders {
     private static final Logger LOG = LoggerFactory.getLogger(PluginFolders.class);
     /** The platform's own modules in the boot layer, the JDK's left out. */
     private static final Set<String> PLATFORM = ModuleLayer.boot().modules().stream().map(Module::getName)
-            .filter(name -> !name.startsWith("java.") && !name.startsWith("jdk.")).collect(Collectors.toSet());
+            .filter(name -> !isJdk(name)).collect(Collectors.toSet());
 
     /** {@code ModuleLayer.Controller.enableNativeAccess(Module)}, which JDKs before 22 lack; null there. */
     private static final MethodHandle ENABLE_NATIVE_ACCESS = enableNativeAccessHandle();
@@ -97,10 +104,10 @@ public final class PluginFolders {
     /** The layer of one plugin folder or jar, a child of the boot layer. */
     static ModuleLayer layer(Path plugin) {
         // A folder is searched as one, so two versions of one module in it are found and refused.
-        ModuleFinder finder = ModuleFinder.of(plugin);
+        ModuleFinder found = ModuleFinder.of(plugin);
         Set<ModuleReference> modules;
         try {
-            modules = finder.findAll();
+            modules = found.findAll();
         } catch (FindException unreadable) {
             throw new BrokenPluginException("its jars cannot be read as modules: " + rootMessage(unreadable)
                     + "; each jar must be a module or a plain jar, and no two may hold the same module or package");
@@ -109,12 +116,18 @@ public final class PluginFolders {
             throw new BrokenPluginException("it holds no jar");
         }
         requireSharedOnly(modules);
+        ApiVersions.requireCompatible(modules);
+        PlainJars plain = PlainJars.of(modules, ModuleLayer.boot());
+        ModuleFinder finder = plain.finder();
         Set<String> roots = modules.stream().map(module -> module.descriptor().name()).collect(Collectors.toSet());
         ModuleLayer boot = ModuleLayer.boot();
         try {
             Configuration configuration = boot.configuration().resolve(finder, ModuleFinder.of(), roots);
+            // The JDK's platform loader as parent, not the platform's: a package no module of the
+            // plugin reads is not found, rather than found among the platform's libraries.
             ModuleLayer.Controller controller = ModuleLayer.defineModulesWithOneLoader(configuration, List.of(boot),
-                    PluginFolders.class.getClassLoader());
+                    ClassLoader.getPlatformClassLoader());
+            plain.addReads(controller);
             allowNativeAccess(controller);
             return controller.layer();
         } catch (FindException | ResolutionException | LayerInstantiationException conflict) {
@@ -173,6 +186,11 @@ public final class PluginFolders {
         }
     }
 
+    /** Whether {@code name} is a module of the JDK, which plugins read as the platform does. */
+    static boolean isJdk(String name) {
+        return name.startsWith("java.") || name.startsWith("jdk.");
+    }
+
     private static boolean isJar(Path path) {
         return Files.isRegularFile(path) && path.getFileName().toString().endsWith(".jar");
     }
@@ -186,7 +204,7 @@ public final class PluginFolders {
     }
 
     /** Why one plugin cannot be loaded; caught in {@link #load} and turned into a {@link BrokenPlugin}. */
-    private static final class BrokenPluginException extends RuntimeException {
+    static final class BrokenPluginException extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
         BrokenPluginException(String message) {

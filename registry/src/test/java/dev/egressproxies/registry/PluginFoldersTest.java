@@ -14,10 +14,15 @@ import dev.egressproxies.registry.fixtures.PluginJarBuilder;
 import dev.egressproxies.registry.fixtures.PluginSources;
 import java.io.IOException;
 import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -96,6 +101,33 @@ class PluginFoldersTest {
         Path plugins = Files.createDirectories(work.resolve("plugins"));
         plugin("example.beta", "BetaFactory", "beta", plugins, "beta.jar");
         return plugins;
+    }
+
+    @Test
+    void aPluginBuiltAgainstAnIncompatibleApiIsRefusedNamingBothVersions() throws IOException {
+        String platform = ApiVersions.platform().orElse(null);
+        assumeTrue(platform != null, "the provider API runs from a jar that names its version");
+        Path plugins = pluginsWithBeta();
+        // A plain plugin jar names its API version in its manifest; the class itself is never read.
+        Path future = plugins.resolve("future.jar");
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().putValue(ApiVersions.MANIFEST_ATTRIBUTE, "99.0.0");
+        try (JarOutputStream jar = new JarOutputStream(Files.newOutputStream(future), manifest)) {
+            jar.putNextEntry(new JarEntry("META-INF/services/dev.egressproxies.api.spi.ProviderFactory"));
+            jar.write("example.future.FutureFactory\n".getBytes(StandardCharsets.UTF_8));
+            jar.putNextEntry(new JarEntry("example/future/FutureFactory.class"));
+            jar.write(new byte[] {(byte) 0xCA, (byte) 0xFE});
+        }
+
+        PluginCatalog catalog = PluginCatalog.discover(List.of(plugins));
+
+        assertThat(catalog.types()).contains("beta");
+        assertThat(catalog.broken()).singleElement().satisfies(broken -> {
+            assertThat(broken.location()).isEqualTo(future);
+            assertThat(broken.problem()).contains("built against provider API 99.0.0",
+                    "this egressctl has provider API " + platform);
+        });
     }
 
     private static List<JsonNode> entries(String yaml) {

@@ -12,10 +12,19 @@ import dev.egressproxies.api.Provider;
  * {@link UnsupportedOperationException} (the default), and its target must then not declare the
  * matching {@link Capability}; the suite checks that declaration and harness agree. The suite
  * calls {@link #restore()} after every test, before it deletes what the test created.
+ *
+ * <p>A harness is main code of the plugin (see {@link ConformanceProfile}): its hooks act on the
+ * real backend of the entry under test, best through the provider's own connections.
+ *
+ * @since 1.0.0
  */
 public interface ConformanceHarness {
 
-    /** A harness without any hooks. */
+    /**
+     * A harness without any hooks.
+     *
+     * @since 1.0.0
+     */
     ConformanceHarness NONE = new ConformanceHarness() {
     };
 
@@ -26,6 +35,7 @@ public interface ConformanceHarness {
      * @param placement where to put it, one of the target's placements
      * @param name      its name, unique to the calling test
      * @return its provider ID
+     * @since 1.0.0
      */
     default String plantUnmanaged(Placement placement, String name) {
         throw unsupported("plantUnmanaged");
@@ -36,6 +46,7 @@ public interface ConformanceHarness {
      * {@link Capability#STOPS_INSTANCES}.
      *
      * @param id the instance's provider ID
+     * @since 1.0.0
      */
     default void stop(String id) {
         throw unsupported("stop");
@@ -45,6 +56,8 @@ public interface ConformanceHarness {
      * Makes the backend stop answering {@code operation} until {@link #restore()}; hanging other
      * operations too is fine (stopping a hypervisor process hangs everything). Backs
      * {@link Capability#HANGS_ON_DEMAND}.
+     *
+     * @since 1.0.0
      */
     default void hang(Operation operation) {
         throw unsupported("hang");
@@ -53,6 +66,8 @@ public interface ConformanceHarness {
     /**
      * Makes the zone's host or region unreadable until {@link #restore()}, so listing it fails.
      * Backs {@link Capability#MAKES_ZONES_UNREADABLE}.
+     *
+     * @since 1.0.0
      */
     default void makeZoneUnreadable(String zone) {
         throw unsupported("makeZoneUnreadable");
@@ -65,6 +80,7 @@ public interface ConformanceHarness {
      * creates through it and closes it. Backs {@link Capability#BUILDS_ANOTHER_ENTRY}.
      *
      * @return the provider, with its entry name
+     * @since 1.0.0
      */
     default Entry anotherEntry() {
         throw unsupported("anotherEntry");
@@ -75,6 +91,7 @@ public interface ConformanceHarness {
      *
      * @param provider  the provider
      * @param entryName its configured entry name
+     * @since 1.0.0
      */
     record Entry(Provider provider, String entryName) {
     }
@@ -82,6 +99,8 @@ public interface ConformanceHarness {
     /**
      * Undoes every hook applied since the last call (hangs, unreadable zones, planted instances),
      * so the suite can clean up and the next test starts healthy. Does nothing by default.
+     *
+     * @since 1.0.0
      */
     default void restore() {
     }

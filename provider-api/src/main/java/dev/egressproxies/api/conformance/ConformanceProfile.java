@@ -12,6 +12,12 @@ import java.util.Set;
  * state, and the hooks the backend offers. A plugin returns it from
  * {@link dev.egressproxies.api.spi.ProviderFactory#conformanceProfile}.
  *
+ * <p>The profile and its harness are main code of the plugin, shipped in its jar: during
+ * {@code egressctl conformance} they run against an operator's real entry, on the provider the
+ * platform built for it. A plugin's own test reaches the same profile by calling
+ * {@code conformanceProfile} on its factory with the provider it built, and hands it to the
+ * conformance kit's target ({@code ConformanceTarget.builder(provider, entry).profile(profile)}).
+ *
  * @param capabilities what the entry and {@code harness} can do; every other capability is
  *                     declared lacking, and the suite asserts the lack
  * @param placements   valid placements, the first being where most cases create; one per zone
@@ -22,10 +28,15 @@ import java.util.Set;
  *                     watches one that must stay put
  * @param harness      the hooks behind the declared hook capabilities; {@link ConformanceHarness#NONE}
  *                     when there are none
+ * @since 1.0.0
  */
 public record ConformanceProfile(Set<Capability> capabilities, List<Placement> placements, String malformedId,
                                  String unknownId, Duration stateTimeout, ConformanceHarness harness) {
-    /** Copies the collections and requires every component; at least one placement. */
+    /**
+     * Copies the collections and requires every component; at least one placement.
+     *
+     * @since 1.0.0
+     */
     public ConformanceProfile {
         capabilities = Set.copyOf(capabilities);
         placements = List.copyOf(placements);

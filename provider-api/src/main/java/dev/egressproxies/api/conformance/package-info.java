@@ -6,5 +6,7 @@
  * entry that {@code egressctl conformance ENTRY} runs the suite against. The suite itself (JUnit
  * cases) is the {@code conformance-kit} artifact; a plugin needs only these types to be certified
  * from the command line.
+ *
+ * @since 1.0.0
  */
 package dev.egressproxies.api.conformance;

@@ -3,10 +3,16 @@ package dev.egressproxies.api.spi;
 /**
  * Where a plugin reports the progress of a long operation, such as an image download, so the
  * command-line tool can show bytes, rate and time left on a terminal.
+ *
+ * @since 1.0.0
  */
 public interface ProgressReporter {
 
-    /** A reporter that shows nothing. */
+    /**
+     * A reporter that shows nothing.
+     *
+     * @since 1.0.0
+     */
     ProgressReporter SILENT = (description, totalBytes) -> new Progress() {
         @Override
         public void advance(long bytes) {
@@ -23,15 +29,28 @@ public interface ProgressReporter {
      * @param description what is happening, for example "downloading debian-12 to host-1"
      * @param totalBytes  the expected size, or {@code -1} when unknown
      * @return the handle to advance and close; closing it ends the report
+     * @since 1.0.0
      */
     Progress begin(String description, long totalBytes);
 
-    /** The progress of one operation. */
+    /**
+     * The progress of one operation.
+     *
+     * @since 1.0.0
+     */
     interface Progress extends AutoCloseable {
-        /** Records that {@code bytes} more bytes were done. */
+        /**
+         * Records that {@code bytes} more bytes were done.
+         *
+         * @since 1.0.0
+         */
         void advance(long bytes);
 
-        /** Ends the report, whether the operation succeeded or not. */
+        /**
+         * Ends the report, whether the operation succeeded or not.
+         *
+         * @since 1.0.0
+         */
         @Override
         void close();
     }

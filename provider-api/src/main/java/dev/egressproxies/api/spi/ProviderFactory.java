@@ -16,10 +16,15 @@ import java.util.Optional;
  * @param <C> the configuration record type; the platform binds each entry's settings to it, so
  *            its package must be open to reflection: an unqualified {@code opens} clause in
  *            module-info, which keeps the plugin free of any tie to the binding library
+ * @since 1.0.0
  */
 public interface ProviderFactory<C> {
 
-    /** The type name that configuration entries select this backend by, for example {@code kvm}. */
+    /**
+     * The type name that configuration entries select this backend by, for example {@code kvm}.
+     *
+     * @since 1.0.0
+     */
     String type();
 
     /**
@@ -28,6 +33,8 @@ public interface ProviderFactory<C> {
      * {@code null} when absent (collections too), and the compact constructor applies defaults
      * or throws {@link IllegalArgumentException}, best with a message that starts with the
      * component's name ({@code "hosts: at least one host is required"}) so the error points there.
+     *
+     * @since 1.0.0
      */
     Class<C> configType();
 
@@ -41,6 +48,7 @@ public interface ProviderFactory<C> {
      * @param context   services the platform shares with every plugin
      * @throws dev.egressproxies.api.ProviderException PERMANENT, operation CONFIGURE, when the
      *                                                 entry cannot work
+     * @since 1.0.0
      */
     Provider create(String entryName, C config, ProviderContext context);
 
@@ -55,6 +63,7 @@ public interface ProviderFactory<C> {
      * @param provider  the provider {@link #create} built for the entry
      * @param context   the services it was built with, to build another entry on the same
      *                  infrastructure for {@link dev.egressproxies.api.conformance.ConformanceHarness#anotherEntry}
+     * @since 1.0.0
      */
     default Optional<ConformanceProfile> conformanceProfile(String entryName, C config, Provider provider,
                                                             ProviderContext context) {
@@ -64,6 +73,8 @@ public interface ProviderFactory<C> {
     /**
      * The plugin's version, for logs and {@code egressctl providers}: the module version, else
      * the jar manifest's implementation version, else {@code "unknown"}.
+     *
+     * @since 1.0.0
      */
     default String version() {
         Class<?> type = getClass();
