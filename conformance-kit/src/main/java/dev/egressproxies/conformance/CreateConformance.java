@@ -8,6 +8,7 @@ import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.InstanceState;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.api.ZoneChoice;
 import dev.egressproxies.api.conformance.Capability;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -81,6 +82,55 @@ abstract class CreateConformance extends ConformanceGroup {
         assertThat(ids).as("IDs returned to concurrent creates of one name").hasSize(1);
         assertThat(session().listedNamed(request.name())).as("managed instances called '%s'", request.name())
                 .hasSize(1);
+    }
+
+    @Test
+    void concurrentCreatesOfOneNameInTwoZonesGiveOneInstance() throws Throwable {
+        dependingOn(Capability.MULTIPLE_ZONES, () -> {
+            String name = names().name("zonerace");
+            List<CreateRequest> requests = List.of(session().request(name),
+                    session().request(name, target().placementInAnotherZone()));
+            CountDownLatch startTogether = new CountDownLatch(1);
+            ExecutorService callers = Executors.newFixedThreadPool(requests.size());
+            List<String> made = new ArrayList<>();
+            List<ProviderException> refused = new ArrayList<>();
+            try {
+                List<Future<String>> results = new ArrayList<>();
+                for (CreateRequest request : requests) {
+                    results.add(callers.submit(() -> {
+                        startTogether.await();
+                        return session().create(request);
+                    }));
+                }
+                startTogether.countDown();
+                for (Future<String> result : results) {
+                    try {
+                        made.add(result.get());
+                    } catch (ExecutionException e) {
+                        if (!(e.getCause() instanceof ProviderException error)) {
+                            throw e;
+                        }
+                        refused.add(error);
+                    }
+                }
+            } finally {
+                callers.shutdownNow();
+            }
+
+            List<Instance> listed = session().listedNamed(name);
+            assertThat(listed).as("managed instances called '%s' after two creates in two zones at once", name)
+                    .hasSize(1);
+            assertThat(made).as("IDs the two creates returned").containsOnly(listed.get(0).id());
+            for (ProviderException error : refused) {
+                assertThat(error.kind()).as("kind of the create that lost: %s", error.getMessage())
+                        .isIn(ErrorKind.PERMANENT, ErrorKind.TRANSIENT);
+                if (error.kind() == ErrorKind.PERMANENT) {
+                    assertThat(error.getMessage()).as("the loser names the instance").contains(listed.get(0).id());
+                }
+            }
+        }, () -> {
+            // One zone: nothing to race across; the same-zone race above covers it.
+        });
     }
 
     @Test
@@ -210,20 +260,33 @@ abstract class CreateConformance extends ConformanceGroup {
     }
 
     @Test
-    void emptyZoneSelectsTheOnlyZoneAndIsAmbiguousAmongSeveral() throws Throwable {
+    void emptyZoneSelectsTheOnlyZoneOrIsPlacedAmongSeveral() throws Throwable {
         String name = names().name("nozone");
         Placement primary = target().primaryPlacement();
-        CreateRequest request = session().request(name, new Placement("", primary.machineType(), primary.image()));
-        dependingOn(Capability.MULTIPLE_ZONES, () -> session().assertRejected(request), () -> {
-            provider().validate(request);
-            String id = session().create(request);
+        Placement anyZone = new Placement("", primary.machineType(), primary.image());
+        CreateRequest request = session().request(name, anyZone);
+        if (target().has(Capability.MULTIPLE_ZONES) && !target().has(Capability.PLACES_INSTANCES)) {
+            session().assertRejected(request);
+            return;
+        }
+        Set<String> zones = new HashSet<>();
+        target().placements().forEach(placement -> zones.add(placement.zone()));
+        dependingOn(Capability.PLACES_INSTANCES, () -> {
+            List<ZoneChoice> choices = provider().place(List.of(anyZone, anyZone, primary), session().deadline());
+            assertThat(choices).as("place's answer for two placements without zone and one with").hasSize(3);
+            assertThat(choices.get(0).zone()).as("zone chosen for a placement without one").isIn(zones);
+            assertThat(choices.get(1).zone()).as("zone chosen for a second placement without one").isIn(zones);
+            assertThat(choices.get(2).zone()).as("zone of a placement that names one").isEqualTo(primary.zone());
+        }, () -> { });
+        provider().validate(request);
+        String id = session().create(request);
 
-            Instance created = session().get(id);
-            assertThat(created.name()).isEqualTo(name);
-            assertThat(created.placement().zone()).as("zone recorded for a request without one: the only zone")
-                    .isEqualTo(primary.zone());
-            assertThat(session().listed(id)).isPresent();
-        });
+        Instance created = session().get(id);
+        assertThat(created.name()).isEqualTo(name);
+        assertThat(created.placement().zone()).as("zone recorded for a request without one").isIn(zones);
+        assertThat(session().create(request)).as("ID of a second create of the name without zone").isEqualTo(id);
+        assertThat(session().listedNamed(name)).as("managed instances called '%s'", name).extracting(Instance::id)
+                .containsExactly(id);
     }
 
     /**

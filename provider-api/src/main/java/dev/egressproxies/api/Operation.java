@@ -41,7 +41,19 @@ public enum Operation {
      *
      * @since 1.0.0
      */
-    CONFIGURE("configure");
+    CONFIGURE("configure"),
+    /**
+     * {@link Provider#place}.
+     *
+     * @since 1.1.0
+     */
+    PLACE("place"),
+    /**
+     * {@link Provider#cordon} and {@link Provider#cordonedZones}.
+     *
+     * @since 1.1.0
+     */
+    CORDON("cordon");
 
     private final String displayName;
 

@@ -1,6 +1,7 @@
 package dev.egressproxies.api;
 
 import java.util.List;
+import java.util.Set;
 
 /**
  * A backend that creates, inspects and deletes egress-proxy instances: one configured provider
@@ -44,8 +45,14 @@ public interface Provider extends AutoCloseable {
      * <p>The instance records the placement and the {@linkplain CreateRequest#cloudInitSha256()
      * user-data digest} it was created with, reported by {@link #get} and {@link #listManaged} in
      * {@link Instance}; the zone recorded is the one the instance went to (the only zone, when the
-     * request left it empty). A create of an existing name with other values (placement, UID,
-     * user-data) does not change the instance; it returns its ID.
+     * request left it empty, or the one the backend chose as {@link #place} would). A create of an
+     * existing name with other values (placement, UID, user-data) does not change the instance; it
+     * returns its ID. A request without zone matches the name in any zone.
+     *
+     * <p>The name's uniqueness holds between processes and machines too: two creates of one name
+     * started together, in two zones, by two processes, make one instance (the other is PERMANENT
+     * naming it, as above). A backend whose zones do not share a lock provides one of its own, as
+     * the KVM backends do with a claim volume on a designated host.
      *
      * @return the provider ID, accepted as is by {@link #get} and {@link #delete}
      * @throws ProviderException PERMANENT for a bad request or placement, or a name that exists in
@@ -143,6 +150,60 @@ public interface Provider extends AutoCloseable {
      */
     default List<Instance> listManaged(String zone, Deadline deadline) {
         return listManaged(deadline).stream().filter(instance -> instance.placement().zone().equals(zone)).toList();
+    }
+
+    /**
+     * Chooses a zone for each placement that names none, together and in order: each choice counts
+     * the ones before it, as if their instances were created in that order. A placement that names
+     * a zone keeps it, with the reason {@code "named"}. Reads only; changes nothing, so a plan can
+     * show the choices before anything is created.
+     *
+     * <p>A backend with several zones that chooses overrides it, declares
+     * {@link dev.egressproxies.api.conformance.Capability#PLACES_INSTANCES} in its conformance
+     * profile, and makes {@link #create} of a request without zone choose the same way (counting the
+     * creates it has under way). It chooses among zones that are not {@linkplain #cordonedZones(Deadline)
+     * cordoned} and that answer, one with room for the machine type, spreading the entry's instances
+     * over its zones. The default returns every placement's zone as it is, with an empty reason:
+     * create then decides, which suits a backend with one zone.
+     *
+     * @param placements the placements to place, in the order their instances would be created
+     * @return one choice per placement, in the same order
+     * @throws ProviderException PERMANENT for a placement that {@link #validate} would refuse,
+     *                           QUOTA_EXCEEDED when no zone has room, TRANSIENT when zones that could
+     *                           have room do not answer, or every zone with room is cordoned
+     * @since 1.1.0
+     */
+    default List<ZoneChoice> place(List<Placement> placements, Deadline deadline) {
+        return placements.stream().map(placement -> new ZoneChoice(placement.zone(),
+                placement.zone().isEmpty() ? "" : "named")).toList();
+    }
+
+    /**
+     * Cordons a zone, so that no new instance lands there (a create naming it is TRANSIENT and
+     * {@link #place} skips it), or lifts the cordon. The instances in it stay, and a create of an
+     * existing instance's name there still starts it. Every process using the entry sees the
+     * cordon. Idempotent.
+     *
+     * @param zone     one of the {@linkplain #zones() zones}
+     * @param cordoned {@code true} to cordon, {@code false} to lift it
+     * @throws ProviderException PERMANENT for a zone that is not one of the entry's, or when the
+     *                           backend has no cordons (the default), TRANSIENT when the mark could
+     *                           not be written
+     * @since 1.1.0
+     */
+    default void cordon(String zone, boolean cordoned, Deadline deadline) {
+        throw new ProviderException(ErrorKind.PERMANENT, Operation.CORDON, "", "", "this backend ("
+                + getClass().getName() + ") cannot cordon zones: pin placements to the zones to use instead");
+    }
+
+    /**
+     * The zones that are cordoned now; empty, the default, for a backend without cordons.
+     *
+     * @throws ProviderException TRANSIENT when the cordons could not be read
+     * @since 1.1.0
+     */
+    default Set<String> cordonedZones(Deadline deadline) {
+        return Set.of();
     }
 
     /**

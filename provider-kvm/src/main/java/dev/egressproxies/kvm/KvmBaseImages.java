@@ -10,7 +10,7 @@ import dev.egressproxies.kvm.common.image.ImageSource;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseImageStrategy;
 import dev.egressproxies.kvm.common.instance.BaseVolumeFetch;
-import dev.egressproxies.kvm.common.instance.FetchLeases;
+import dev.egressproxies.kvm.common.instance.PoolLeases;
 import dev.egressproxies.kvm.common.instance.HostPool;
 import dev.egressproxies.kvm.common.instance.HostPreflight;
 import dev.egressproxies.kvm.common.instance.ImageFailures;
@@ -51,11 +51,11 @@ import org.slf4j.LoggerFactory;
  * per (host, base volume), so the image is downloaded once; the wait ends when the caller's
  * deadline passes. The lock is taken outside any host call, so a waiter whose deadline passes never
  * makes the connection pool close the link the download runs on. Across processes and machines,
- * the fetch lease in the pool ({@link FetchLeases}, a {@code BASE.lease} volume) comes
+ * the fetch lease in the pool ({@link PoolLeases}, a {@code BASE.lease} volume) comes
  * next: only its holder creates the base, removes a base without marker, and writes the marker
  * (after checking it still holds the lease); a create that finds it held by a live process fails
  * TRANSIENT at once, naming the holder and the lease's expiry (this backend has no transfer
- * budget: the lease lasts the holder's deadline plus {@link FetchLeases#MARGIN}). A create that
+ * budget: the lease lasts the holder's deadline plus {@link PoolLeases#MARGIN}). A create that
  * finds the base complete removes its lease when stale (a holder killed after the marker left it).
  */
 final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
@@ -67,7 +67,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
     private final BaseVolumeFetch fetch;
     private final ImageFetcher probe;
     private final BaseImageDiscard discard;
-    private final FetchLeases leases;
+    private final PoolLeases leases;
 
     KvmBaseImages(String entry, KvmConfig config, HostPool hosts, ImageFetcher fetcher) {
         this.entry = entry;
@@ -76,7 +76,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
         this.fetch = new BaseVolumeFetch(fetcher);
         this.probe = fetcher;
         this.discard = new BaseImageDiscard(hosts);
-        this.leases = new FetchLeases(discard);
+        this.leases = new PoolLeases(discard);
     }
 
     /** A configured image; its VMs boot with the host's firmware. */
@@ -138,7 +138,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
 
     /** The base's path: the one found complete, or the one downloaded under the fetch lease, set into {@code lease}. */
     private String leasedEnsure(HostSettings host, KvmImageChoice choice, Call call,
-                                AtomicReference<FetchLeases.Held> lease) {
+                                AtomicReference<PoolLeases.Held> lease) {
         String imageKey = choice.key();
         KvmImage image = choice.image();
         String volume = BaseVolumeNames.base(imageKey, image);
@@ -211,7 +211,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
 
     /** Downloads the image into its base volume, refreshes the pool and writes the marker last. */
     private String download(LibvirtHost libvirt, HostSettings host, String imageKey, KvmImage image, Call call,
-                            AtomicReference<StorageVolume> created, FetchLeases.Held lease) {
+                            AtomicReference<StorageVolume> created, PoolLeases.Held lease) {
         String volume = BaseVolumeNames.base(imageKey, image);
         StoragePool pool = Pools.require(libvirt, host, call);
         ImageSource source = image.source();

@@ -39,7 +39,7 @@ public final class KvmProvider extends InstanceEngine<KvmImageChoice> {
         Map<String, MachineSize> sizes = new LinkedHashMap<>();
         config.machineTypes().forEach((name, type) -> sizes.put(name, type.size()));
         return new EntrySettings(entry, config.hosts().stream().map(KvmHost::settings).toList(), sizes,
-                config.diskSizeGb(), config.vendorData());
+                config.diskSizeGb(), config.vendorData(), config.claimsHost(), config.claimTimeout());
     }
 
     private static KvmBaseImages images(String entry, KvmConfig config, ProviderContext context, HostPool hosts) {

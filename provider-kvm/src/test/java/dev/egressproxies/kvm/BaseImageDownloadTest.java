@@ -10,8 +10,8 @@ import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
-import dev.egressproxies.kvm.common.instance.FetchLease;
-import dev.egressproxies.kvm.common.instance.FetchLeases;
+import dev.egressproxies.kvm.common.instance.PoolLease;
+import dev.egressproxies.kvm.common.instance.PoolLeases;
 import dev.egressproxies.kvm.common.instance.LeaseHolder;
 import dev.egressproxies.kvm.common.libvirt.LibvirtErrorCode;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost.DomainState;
@@ -40,7 +40,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class BaseImageDownloadTest {
     private final KvmFixture fixture = KvmFixture.hosts(2);
     private final FakeLibvirtHost host = fixture.host();
-    private final String leaseVolume = FetchLeases.volumeName(fixture.baseVolume);
+    private final String leaseVolume = PoolLeases.volumeName(fixture.baseVolume);
     /** Another process on another machine, so only its lease's expiry ends it. */
     private static final LeaseHolder ELSEWHERE = new LeaseHolder("other-machine", "boot-1", 4242, 1000);
 
@@ -429,7 +429,7 @@ class BaseImageDownloadTest {
     }
 
     private static byte[] leaseOf(LeaseHolder holder, Instant expires) {
-        return new FetchLease("feedface", holder, expires).bytes();
+        return new PoolLease("feedface", holder, expires).bytes();
     }
 
     /**

@@ -9,7 +9,7 @@ import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseImageStrategy;
-import dev.egressproxies.kvm.common.instance.FetchLeases;
+import dev.egressproxies.kvm.common.instance.PoolLeases;
 import dev.egressproxies.kvm.common.instance.HostPool;
 import dev.egressproxies.kvm.common.instance.HostPreflight;
 import dev.egressproxies.kvm.common.instance.ImageFailures;
@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  *       a caller waits for only until its deadline: the base is looked at again (a concurrent create
  *       may have fetched it meanwhile); the image's size is probed (HEAD, or a GET closed at once)
  *       within the per-call budget; then, holding the fetch lease of the base in the pool
- *       ({@link FetchLeases}), which keeps other processes off, whatever an interrupted earlier
+ *       ({@link PoolLeases}), which keeps other processes off, whatever an interrupted earlier
  *       fetch left is removed, and the image, overlay and seed reserve must fit into the pool's
  *       available bytes; then the image is fetched over a connection of its own
  *       ({@link BaseImageTransfer}, dialled while the size is probed), the pool refreshed, and the marker
@@ -73,7 +73,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     private final BaseImageTransfer transfer;
     private final BaseImageDiscard discard;
     private final Kvm2Telemetry telemetry;
-    private final FetchLeases leases;
+    private final PoolLeases leases;
 
     DigestPinnedImages(ImageCatalogue catalogue, HostPool hosts, ImageFetcher probe, Duration rpcBudget,
                        PoolSpace space, BaseImageTransfer transfer, BaseImageDiscard discard,
@@ -86,7 +86,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
         this.transfer = transfer;
         this.discard = discard;
         this.telemetry = telemetry;
-        this.leases = new FetchLeases(discard);
+        this.leases = new PoolLeases(discard);
     }
 
     @Override
@@ -129,7 +129,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
      * makes nothing be written.
      */
     private String leasedEnsure(HostSettings host, Kvm2Image image, Call call, String what,
-                                AtomicReference<FetchLeases.Held> lease) {
+                                AtomicReference<PoolLeases.Held> lease) {
         Optional<String> cached = hosts.call(host, call,
                 libvirt -> cachedPath(libvirt, Pools.require(libvirt, host, call), host, image, call));
         if (cached.isPresent()) {
@@ -179,7 +179,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
 
     /** Fetches the image, then refreshes the pool and writes the marker, under the download span. */
     private String fetch(HostPool transferConnection, HostSettings host, Kvm2Image image, Call call,
-                         FetchLeases.Held lease) {
+                         PoolLeases.Held lease) {
         Attributes attributes = Attributes.builder()
                 .put(Kvm2Telemetry.HOST, host.name())
                 .put(Kvm2Telemetry.VOLUME, image.volume())
@@ -207,7 +207,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
      * written; removes the base on failure, unless the lease was lost (the base is then another
      * process's).
      */
-    private String mark(HostSettings host, Kvm2Image image, FetchResult fetched, Call call, FetchLeases.Held lease) {
+    private String mark(HostSettings host, Kvm2Image image, FetchResult fetched, Call call, PoolLeases.Held lease) {
         try {
             return hosts.call(host, call, libvirt -> {
                 StoragePool pool = Pools.require(libvirt, host, call);

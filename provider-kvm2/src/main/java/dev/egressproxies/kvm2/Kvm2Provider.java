@@ -45,7 +45,7 @@ public final class Kvm2Provider extends InstanceEngine<Kvm2Image> {
     private Kvm2Provider(String entry, Kvm2Config config, ProviderContext context, HostDialer dialer,
                          Kvm2Telemetry telemetry, HostPool hosts) {
         super(new EntrySettings(entry, config.hosts(), config.machineTypes(), config.diskSizeGb(),
-                config.vendorData()), hosts, images(entry, config, context, dialer, telemetry, hosts), context.clock());
+                config.vendorData(), config.claimsHost(), config.claimTimeout()), hosts, images(entry, config, context, dialer, telemetry, hosts), context.clock());
         this.telemetry = telemetry;
     }
 

@@ -10,8 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.ProviderException;
-import dev.egressproxies.kvm.common.instance.FetchLease;
-import dev.egressproxies.kvm.common.instance.FetchLeases;
+import dev.egressproxies.kvm.common.instance.PoolLease;
+import dev.egressproxies.kvm.common.instance.PoolLeases;
 import dev.egressproxies.kvm.common.instance.LeaseHolder;
 import dev.egressproxies.kvm.common.testing.FakeLibvirtHost;
 import dev.egressproxies.kvm.common.testing.InstanceVolumes;
@@ -118,8 +118,8 @@ class ImageIdentityTest {
     @Test
     void aStaleLeaseNextToACompleteBaseIsRemovedByTheNextCreate() {
         fixture.cacheBaseImage();
-        String lease = FetchLeases.volumeName(fixture.baseVolume);
-        host.putVolume(POOL, lease, new FetchLease("feedface", new LeaseHolder("other-machine", "boot-1", 4242, 1000),
+        String lease = PoolLeases.volumeName(fixture.baseVolume);
+        host.putVolume(POOL, lease, new PoolLease("feedface", new LeaseHolder("other-machine", "boot-1", 4242, 1000),
                 Instant.now().minus(Duration.ofMinutes(1))).bytes());
 
         fixture.create("proxy-1");

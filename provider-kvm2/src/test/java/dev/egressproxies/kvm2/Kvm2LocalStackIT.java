@@ -10,7 +10,7 @@ import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.config.MachineSize;
-import dev.egressproxies.kvm.common.instance.FetchLeases;
+import dev.egressproxies.kvm.common.instance.PoolLeases;
 import dev.egressproxies.kvm.common.instance.HostPool;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StoragePool;
 import dev.egressproxies.kvm.common.local.LocalSocketDialer;
@@ -81,7 +81,7 @@ class Kvm2LocalStackIT {
             String base = base(key);
             leftovers.volume(base);
             leftovers.volume(BaseVolumeNames.marker(base));
-            leftovers.volume(FetchLeases.volumeName(base));
+            leftovers.volume(PoolLeases.volumeName(base));
         }
     }
 
@@ -113,7 +113,7 @@ class Kvm2LocalStackIT {
         assertThat(new String(volume(BaseVolumeNames.marker(base), 1024), StandardCharsets.US_ASCII))
                 .startsWith(TestBytes.sha256(image) + "\nsource=" + images.get("plain").source().identitySha256());
         assertThat(volume(base, image.length + 1024)).isEqualTo(image);
-        assertThat(volumeExists(FetchLeases.volumeName(base))).as("the fetch lease, removed after the marker")
+        assertThat(volumeExists(PoolLeases.volumeName(base))).as("the fetch lease, removed after the marker")
                 .isFalse();
 
         provider.delete(id, Requests.deadline());

@@ -1,7 +1,7 @@
 package dev.egressproxies.kvm2;
 
 import static dev.egressproxies.kvm.common.testing.Requests.catchProviderException;
-import dev.egressproxies.kvm.common.instance.FetchLeases;
+import dev.egressproxies.kvm.common.instance.PoolLeases;
 import static dev.egressproxies.kvm2.Kvm2Fixture.IMAGE_BYTES;
 import static dev.egressproxies.kvm2.Kvm2Fixture.IMAGE_PATH;
 import static dev.egressproxies.kvm2.Kvm2Fixture.POOL;
@@ -49,7 +49,7 @@ class QuotaPrecheckTest {
     void anUncachedImageThatJustFitsIsFetched() {
         // The fetch lease takes its volume's capacity while the space is checked.
         fixture.host.withPoolCapacity(POOL, OVERLAY + PoolSpace.SEED_RESERVE_BYTES + IMAGE_BYTES.length
-                + FetchLeases.VOLUME_BYTES);
+                + PoolLeases.VOLUME_BYTES);
 
         fixture.create("proxy-1");
 

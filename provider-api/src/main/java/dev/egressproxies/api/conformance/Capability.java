@@ -72,5 +72,15 @@ public enum Capability {
      *
      * @since 1.0.0
      */
-    OPEN_IMAGE_NAMESPACE
+    OPEN_IMAGE_NAMESPACE,
+    /**
+     * With {@link #MULTIPLE_ZONES}: the backend chooses a zone for a placement that names none
+     * ({@link dev.egressproxies.api.Provider#place}, and create of such a request). The suite then
+     * asserts that such a create makes one instance in one of the zones, that a second create of
+     * the name returns it, and that place answers in the zones; lacking it, that such a create is
+     * PERMANENT.
+     *
+     * @since 1.1.0
+     */
+    PLACES_INSTANCES
 }

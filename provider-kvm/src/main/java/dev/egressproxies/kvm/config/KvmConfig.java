@@ -1,6 +1,7 @@
 package dev.egressproxies.kvm.config;
 
 import dev.egressproxies.kvm.common.config.ConfigChecks;
+import dev.egressproxies.kvm.common.instance.EntrySettings;
 import dev.egressproxies.kvm.common.config.SshAccess;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.seed.NoCloudSeed;
@@ -24,6 +25,8 @@ import java.util.Optional;
  *     images:                             # at least one; format qcow2 (default) or raw
  *       debian-12: {url: https://cloud.debian.org/.../debian-12-genericcloud-amd64.qcow2}
  *     diskSizeGb: 10                      # default 10: each VM's disk, in GiB
+ *     claimsHost: host-1                  # default the first host: holds name claims and cordons
+ *     claimTimeout: 30m                   # default 30m: the longest a create or delete holds its name claim
  *     vendorData: "#cloud-config ..."     # default: installs the QEMU guest agent
  *     sshKeyFile: /etc/egress/kvm/id_ed25519      # else ssh_config's IdentityFile, the agent's or OpenSSH's default keys
  *     knownHostsFile: /etc/egress/kvm/known_hosts # else ssh_config's UserKnownHostsFile, else ~/.ssh/known_hosts
@@ -40,6 +43,10 @@ import java.util.Optional;
  * @param machineTypes          the machine types by name
  * @param images                the images by name; the name also names the cached base volume
  * @param diskSizeGb            the size of each VM's disk in GiB
+ * @param claimsHost            the host whose pool holds the entry's name claims and cordons, so every
+ *                              process sees them; absent for the first host
+ * @param claimTimeout          the longest a create or delete holds its name claim (it is cut off
+ *                              before); a claim older than that is stale and taken over
  * @param vendorData            the cloud-init vendor-data every VM gets; {@code ""} gives an empty
  *                              file, absent gives {@link NoCloudSeed#DEFAULT_VENDOR_DATA}
  * @param sshKeyFile            the private key that logs in to every host; read at each connection,
@@ -61,7 +68,7 @@ public record KvmConfig(List<KvmHost> hosts, Map<String, MachineType> machineTyp
                         Integer diskSizeGb, String vendorData, Path sshKeyFile, Path knownHostsFile,
                         Boolean insecureIgnoreHostKey, Duration handshakeTimeout, Duration keepaliveInterval,
                         Duration imageIdleTimeout, Path sshConfigFile,
-                        Path identityAgent, Path passphraseFile) {
+                        Path identityAgent, Path passphraseFile, String claimsHost, Duration claimTimeout) {
 
     /** Each VM's disk size unless configured, in GiB. */
     public static final int DEFAULT_DISK_SIZE_GB = ConfigChecks.DEFAULT_DISK_SIZE_GB;
@@ -79,10 +86,22 @@ public record KvmConfig(List<KvmHost> hosts, Map<String, MachineType> machineTyp
         images = ConfigChecks.named("images", images,
                 "debian-12: {url: https://.../debian-12-genericcloud-amd64.qcow2}");
         diskSizeGb = ConfigChecks.diskSizeGb(diskSizeGb);
+        claimsHost = ConfigChecks.claimsHost(claimsHost, hosts.stream().map(KvmHost::name).toList());
+        claimTimeout = ConfigChecks.positive("claimTimeout", claimTimeout, EntrySettings.DEFAULT_CLAIM_TIMEOUT);
         vendorData = ConfigChecks.vendorData(vendorData);
         insecureIgnoreHostKey = new SshAccess(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout,
                 keepaliveInterval, sshConfigFile, identityAgent, passphraseFile).insecureIgnoreHostKey();
         imageIdleTimeout = ConfigChecks.positive("imageIdleTimeout", imageIdleTimeout, ImageFetcher.DEFAULT_IDLE_LIMIT);
+    }
+
+    /** Claims on the first host, with the default claim timeout. */
+    public KvmConfig(List<KvmHost> hosts, Map<String, MachineType> machineTypes, Map<String, KvmImage> images,
+                     Integer diskSizeGb, String vendorData, Path sshKeyFile, Path knownHostsFile,
+                     Boolean insecureIgnoreHostKey, Duration handshakeTimeout, Duration keepaliveInterval,
+                     Duration imageIdleTimeout, Path sshConfigFile, Path identityAgent, Path passphraseFile) {
+        this(hosts, machineTypes, images, diskSizeGb, vendorData, sshKeyFile, knownHostsFile, insecureIgnoreHostKey,
+                handshakeTimeout, keepaliveInterval, imageIdleTimeout, sshConfigFile, identityAgent, passphraseFile,
+                null, null);
     }
 
     /** The host of that name, if configured. */

@@ -1,6 +1,7 @@
 package dev.egressproxies.kvm2.config;
 
 import dev.egressproxies.kvm.common.config.ConfigChecks;
+import dev.egressproxies.kvm.common.instance.EntrySettings;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.config.SshAccess;
@@ -26,6 +27,8 @@ import java.util.Map;
  *     images:                             # optional; see CatalogueImage for every setting
  *       debian-12: {url: https://.../debian-12-genericcloud-amd64.qcow2, sha256: 0f1e..., firmware: bios}
  *     diskSizeGb: 10                      # default 10: each VM's disk, in GiB
+ *     claimsHost: host-1                  # default the first host: holds name claims and cordons
+ *     claimTimeout: 30m                   # default 30m: the longest a create or delete holds its name claim
  *     vendorData: "#cloud-config ..."     # default: installs the QEMU guest agent
  *     sshKeyFile: /etc/egress/kvm/id_ed25519      # else ssh_config's IdentityFile, the agent's or OpenSSH's default keys
  *     knownHostsFile: /etc/egress/kvm/known_hosts # else ssh_config's UserKnownHostsFile, else ~/.ssh/known_hosts
@@ -45,6 +48,10 @@ import java.util.Map;
  * @param images                the image catalogue by key; the key (with the entry's name) names the
  *                              cached base volume; empty when placements name URLs only
  * @param diskSizeGb            the size of each VM's disk in GiB
+ * @param claimsHost            the host whose pool holds the entry's name claims and cordons, so every
+ *                              process sees them; absent for the first host
+ * @param claimTimeout          the longest a create or delete holds its name claim (it is cut off
+ *                              before); a claim older than that is stale and taken over
  * @param vendorData            the cloud-init vendor-data every VM gets; {@code ""} gives an empty
  *                              file, absent gives {@link NoCloudSeed#DEFAULT_VENDOR_DATA}
  * @param sshKeyFile            the private key that logs in to every host
@@ -68,7 +75,7 @@ public record Kvm2Config(List<HostSettings> hosts, Map<String, MachineSize> mach
                          Path knownHostsFile, Boolean insecureIgnoreHostKey, Duration handshakeTimeout,
                          Duration keepaliveInterval, Duration rpcBudget, Duration transferBudget,
                          Duration imageIdleTimeout, Path sshConfigFile,
-                         Path identityAgent, Path passphraseFile) {
+                         Path identityAgent, Path passphraseFile, String claimsHost, Duration claimTimeout) {
 
     /** Long enough for a loaded host's round of calls, dial included; short enough that a hung one is noticed. */
     public static final Duration DEFAULT_RPC_BUDGET = Duration.ofMinutes(2);
@@ -85,10 +92,23 @@ public record Kvm2Config(List<HostSettings> hosts, Map<String, MachineSize> mach
         insecureIgnoreHostKey = new SshAccess(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout,
                 keepaliveInterval, sshConfigFile, identityAgent, passphraseFile).insecureIgnoreHostKey();
         diskSizeGb = ConfigChecks.diskSizeGb(diskSizeGb);
+        claimsHost = ConfigChecks.claimsHost(claimsHost, hosts.stream().map(HostSettings::name).toList());
+        claimTimeout = ConfigChecks.positive("claimTimeout", claimTimeout, EntrySettings.DEFAULT_CLAIM_TIMEOUT);
         vendorData = ConfigChecks.vendorData(vendorData);
         rpcBudget = ConfigChecks.positive("rpcBudget", rpcBudget, DEFAULT_RPC_BUDGET);
         transferBudget = ConfigChecks.positive("transferBudget", transferBudget, DEFAULT_TRANSFER_BUDGET);
         imageIdleTimeout = ConfigChecks.positive("imageIdleTimeout", imageIdleTimeout, ImageFetcher.DEFAULT_IDLE_LIMIT);
+    }
+
+    /** Claims on the first host, with the default claim timeout. */
+    public Kvm2Config(List<HostSettings> hosts, Map<String, MachineSize> machineTypes,
+                      Map<String, CatalogueImage> images, Integer diskSizeGb, String vendorData, Path sshKeyFile,
+                      Path knownHostsFile, Boolean insecureIgnoreHostKey, Duration handshakeTimeout,
+                      Duration keepaliveInterval, Duration rpcBudget, Duration transferBudget,
+                      Duration imageIdleTimeout, Path sshConfigFile, Path identityAgent, Path passphraseFile) {
+        this(hosts, machineTypes, images, diskSizeGb, vendorData, sshKeyFile, knownHostsFile, insecureIgnoreHostKey,
+                handshakeTimeout, keepaliveInterval, rpcBudget, transferBudget, imageIdleTimeout, sshConfigFile,
+                identityAgent, passphraseFile, null, null);
     }
 
     /** How the entry logs in to its hosts, as kvm-common's SSH tunnel takes it. */

@@ -1,6 +1,8 @@
 package dev.egressproxies.runtime.apply;
 
 import dev.egressproxies.api.CreateRequest;
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.api.ZoneChoice;
 import java.util.List;
 
 /**
@@ -13,18 +15,35 @@ import java.util.List;
  * @param request what to create (or start), null for a delete
  * @param changes for a replacement, what differs between the existing instance and the request;
  *                empty otherwise
+ * @param placed  why the backend chose the request's zone, for a proxy whose desired set names none;
+ *                empty otherwise
  */
 public record PlanStep(Action action, String entry, String name, String id, CreateRequest request,
-                       List<Drift.Change> changes) {
+                       List<Drift.Change> changes, String placed) {
 
     /** Copies the change list. */
     public PlanStep {
         changes = changes == null ? List.of() : List.copyOf(changes);
+        placed = placed == null ? "" : placed;
+    }
+
+    /** A step whose zone is as the set asks. */
+    public PlanStep(Action action, String entry, String name, String id, CreateRequest request,
+                    List<Drift.Change> changes) {
+        this(action, entry, name, id, request, changes, "");
     }
 
     /** A step that changes no placement: a create, start or delete. */
     public PlanStep(Action action, String entry, String name, String id, CreateRequest request) {
         this(action, entry, name, id, request, List.of());
+    }
+
+    /** This step with its request in the zone the backend chose, and why. */
+    public PlanStep placedIn(ZoneChoice choice) {
+        Placement asked = request.placement();
+        CreateRequest placedRequest = new CreateRequest(request.name(), request.uid(),
+                new Placement(choice.zone(), asked.machineType(), asked.image()), request.cloudInit());
+        return new PlanStep(action, entry, name, id, placedRequest, changes, choice.reason());
     }
 
     /** The kinds of change. */

@@ -8,6 +8,7 @@ import dev.egressproxies.api.Instance;
 import dev.egressproxies.runtime.apply.DesiredState;
 import dev.egressproxies.runtime.apply.Drift;
 import dev.egressproxies.runtime.apply.Plan;
+import dev.egressproxies.runtime.apply.PlanPlacement;
 import dev.egressproxies.runtime.apply.PlanExecutor;
 import dev.egressproxies.runtime.apply.PlanStep;
 import dev.egressproxies.runtime.apply.Planner;
@@ -49,7 +50,8 @@ final class ApplyCommand implements Callable<Integer> {
         for (String entry : desired.entries()) {
             managed.put(entry, session.provider(entry).listManaged(session.deadline()));
         }
-        Plan plan = new Planner().plan(desired.proxies(), managed);
+        Plan plan = new PlanPlacement(session::provider, session::deadline)
+                .place(new Planner().plan(desired.proxies(), managed));
         Printer printer = session.printer();
         if (dryRun || plan.isEmpty()) {
             report(printer, plan, List.of(), false, dryRun);
@@ -119,6 +121,9 @@ final class ApplyCommand implements Callable<Integer> {
                     .put("machineType", step.request().placement().machineType())
                     .put("image", step.request().placement().image());
         }
+        if (!step.placed().isEmpty()) {
+            node.put("placed", step.placed());
+        }
         if (!step.changes().isEmpty()) {
             ArrayNode changes = node.putArray("changes");
             step.changes().forEach(change -> changes.addObject().put("field", change.field())
@@ -132,6 +137,9 @@ final class ApplyCommand implements Callable<Integer> {
         String line = symbol(step.action()) + " " + verb(step.action()) + " " + subject(step);
         if (!step.changes().isEmpty()) {
             line += " (" + step.changes().stream().map(Drift.Change::toString).collect(Collectors.joining(", ")) + ")";
+        }
+        if (!step.placed().isEmpty()) {
+            line += " in zone " + step.request().placement().zone() + ": " + step.placed();
         }
         return line;
     }

@@ -4,6 +4,7 @@ import dev.egressproxies.runtime.output.Printer;
 import dev.egressproxies.runtime.output.QualifiedId;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.egressproxies.api.Instance;
+import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.runtime.wiring.Session;
 import java.util.ArrayList;
@@ -40,12 +41,18 @@ final class ListCommand implements Callable<Integer> {
         List<Printer.Row> rows = new ArrayList<>();
         List<ProviderException> failures = new ArrayList<>();
         List<String> listed = new ArrayList<>();
+        List<String> cordoned = new ArrayList<>();
         for (String name : names) {
             try {
-                for (Instance instance : session.provider(name).listManaged(session.deadline())) {
+                Provider entry = session.provider(name);
+                for (Instance instance : entry.listManaged(session.deadline())) {
                     rows.add(new Printer.Row(name, instance));
                 }
                 listed.add(name);
+                // Only an entry with several hosts can cordon one and still place proxies.
+                if (entry.zones().size() > 1) {
+                    entry.cordonedZones(session.deadline()).forEach(zone -> cordoned.add(name + "/" + zone));
+                }
             } catch (ProviderException e) {
                 if (provider != null) {
                     throw e;
@@ -63,6 +70,8 @@ final class ListCommand implements Callable<Integer> {
         } else {
             printer.print(Printer.instanceTable(rows));
         }
+        cordoned.forEach(host -> printer.note("egressctl: note: host " + host + " is cordoned: no new proxy lands"
+                + " there ('egressctl uncordon " + host + "' lifts it)"));
         failures.forEach(failure -> printer.note("egressctl: not listed: " + failure.getMessage()));
         return failures.isEmpty() ? ExitCode.OK : ExitCode.of(failures.get(0).kind());
     }

@@ -153,4 +153,16 @@ public final class ConfigChecks {
         }
         return value;
     }
+
+    /** Returns the claims host's name, the first host's when absent, when it names one of {@code hostNames}. */
+    public static String claimsHost(String claimsHost, List<String> hostNames) {
+        if (claimsHost == null || claimsHost.isEmpty()) {
+            return hostNames.get(0);
+        }
+        if (!hostNames.contains(claimsHost)) {
+            throw new IllegalArgumentException("claimsHost: '" + claimsHost + "' is not one of the entry's hosts "
+                    + hostNames + ": name one of them, or leave claimsHost out to use the first");
+        }
+        return claimsHost;
+    }
 }

@@ -38,12 +38,15 @@ final class InstanceCreator<I extends ImageChoice> {
     private final EntrySettings settings;
     private final HostPool hosts;
     private final BaseImageStrategy<I> images;
+    private final HostCordons cordons;
     private final Clock clock;
 
-    InstanceCreator(EntrySettings settings, HostPool hosts, BaseImageStrategy<I> images, Clock clock) {
+    InstanceCreator(EntrySettings settings, HostPool hosts, BaseImageStrategy<I> images, HostCordons cordons,
+                    Clock clock) {
         this.settings = settings;
         this.hosts = hosts;
         this.images = images;
+        this.cordons = cordons;
         this.clock = clock;
     }
 
@@ -59,13 +62,21 @@ final class InstanceCreator<I extends ImageChoice> {
         return entry + "+" + name + ".seed.iso";
     }
 
-    /** Creates the instance of a resolved request, under the lock of its name; returns the provider ID. */
+    /** Creates the instance of a resolved request, under the lock and claim of its name; returns the provider ID. */
     String create(Target<I> target, CreateRequest request, Call call) {
+        requireNameFreeOnOtherHosts(target.host(), request.name(), call);
+        return createChecked(target, request, call);
+    }
+
+    /** {@link #create} once the other hosts are known not to hold the name. */
+    String createChecked(Target<I> target, CreateRequest request, Call call) {
         HostSettings host = target.host();
-        requireNameFreeOnOtherHosts(host, request.name(), call);
         Survey survey = hosts.call(host, call, libvirt -> survey(libvirt, target, request.name(), call));
         if (survey.domainExisted()) {
             return call.instanceId();
+        }
+        if (settings.hosts().size() > 1) {
+            cordons.requireOpen(host, request.name(), call);
         }
         String basePath = survey.basePath().orElseGet(() -> images.ensure(host, target.image(), call));
         byte[] seed = seed(request.name(), request.cloudInit(), settings.vendorData(), clock, call);
@@ -86,30 +97,44 @@ final class InstanceCreator<I extends ImageChoice> {
         }
     }
 
+    /** The host that holds this entry's instance of {@code name}, if any; TRANSIENT when a host cannot be read. */
+    Optional<HostSettings> hostHolding(String name, Call call) {
+        for (HostSettings host : settings.hosts()) {
+            if (holds(host, name, call).isPresent()) {
+                return Optional.of(host);
+            }
+        }
+        return Optional.empty();
+    }
+
     /** A name is one instance per entry, so apply can tell a move from a second VM. */
     private void requireNameFreeOnOtherHosts(HostSettings target, String name, Call call) {
         for (HostSettings other : settings.hosts()) {
             if (other.name().equals(target.name())) {
                 continue;
             }
-            Optional<String> existing;
-            try {
-                existing = hosts.call(other, call, libvirt -> thisEntrysDomain(libvirt, other, name));
-            } catch (ProviderException unreadable) {
-                if (call.deadline().isExpired() || Thread.currentThread().isInterrupted()) {
-                    throw unreadable;
-                }
-                throw call.transientFailure("cannot tell whether the name '" + name + "' is free: zone (host) '"
-                        + other.name() + "' of provider entry '" + settings.entry() + "' cannot be read ("
-                        + unreadable.getMessage() + "); a name is one instance across all the entry's zones, so retry"
-                        + " when host '" + other.name() + "' answers", unreadable);
-            }
+            Optional<String> existing = holds(other, name, call);
             if (existing.isPresent()) {
                 throw call.permanent("the name '" + name + "' is taken in provider entry '" + settings.entry()
                         + "' by instance " + existing.get() + " in zone '" + other.name() + "': a name is one instance"
                         + " across all the entry's zones; to move it to zone '" + target.name() + "', delete "
                         + existing.get() + " first (egressctl apply does so), or choose another name");
             }
+        }
+    }
+
+    /** The ID of this entry's instance of {@code name} on {@code other}; TRANSIENT when the host cannot be read. */
+    private Optional<String> holds(HostSettings other, String name, Call call) {
+        try {
+            return hosts.call(other, call, libvirt -> thisEntrysDomain(libvirt, other, name));
+        } catch (ProviderException unreadable) {
+            if (call.deadline().isExpired() || Thread.currentThread().isInterrupted()) {
+                throw unreadable;
+            }
+            throw call.transientFailure("cannot tell whether the name '" + name + "' is free: zone (host) '"
+                    + other.name() + "' of provider entry '" + settings.entry() + "' cannot be read ("
+                    + unreadable.getMessage() + "); a name is one instance across all the entry's zones, so retry"
+                    + " when host '" + other.name() + "' answers", unreadable);
         }
     }
 

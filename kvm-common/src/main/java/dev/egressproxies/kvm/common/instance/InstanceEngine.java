@@ -9,6 +9,7 @@ import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.api.ZoneChoice;
 import dev.egressproxies.api.conformance.Capability;
 import dev.egressproxies.api.conformance.ConformanceHarness;
 import dev.egressproxies.api.conformance.ConformanceProfile;
@@ -31,6 +32,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +48,9 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
     private final BaseImageStrategy<I> images;
     private final InstanceCreator<I> creator;
     private final PoolLeftovers leftovers;
+    private final NameClaims claims;
+    private final HostCordons cordons;
+    private final HostPlacement placement;
     private final KeyedLocks instanceLocks = new KeyedLocks();
 
     /** Closes {@code hosts} with it; {@code clock} dates creations and seeds. No I/O. */
@@ -53,9 +58,12 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         this.settings = Objects.requireNonNull(settings, "settings");
         this.hosts = Objects.requireNonNull(hosts, "hosts");
         this.images = Objects.requireNonNull(images, "images");
-        this.creator = new InstanceCreator<>(settings, hosts, images, clock);
+        this.claims = new NameClaims(settings, hosts);
+        this.cordons = new HostCordons(settings, hosts, LeaseHolder.current(), clock);
+        this.placement = new HostPlacement(settings, hosts, cordons);
+        this.creator = new InstanceCreator<>(settings, hosts, images, cordons, clock);
         // Judges leases only: it never holds one, so its releases (and their clean-up) never run.
-        this.leftovers = new PoolLeftovers(images, new FetchLeases(new BaseImageDiscard(hosts)));
+        this.leftovers = new PoolLeftovers(images, new PoolLeases(new BaseImageDiscard(hosts)));
     }
 
     /** The entry's configured name. */
@@ -63,21 +71,79 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         return settings.entry();
     }
 
-    /** {@inheritDoc} The zone names a configured host (or is empty with one host); type and image are known. */
+    /** {@inheritDoc} The zone names a configured host, or is empty; type and image are known. */
     @Override
     public void validate(CreateRequest request) {
-        resolve(request, Deadline.none());
+        resolve(request, Optional.empty(), Deadline.none());
     }
 
-    /** {@inheritDoc} A domain of that name this entry created is only started; any other is PERMANENT. */
+    /**
+     * {@inheritDoc} A domain of that name this entry created is only started; any other is
+     * PERMANENT. With several hosts, all of it happens under the name's claim; a request without
+     * zone goes where the name exists, else where {@link #place} would put it.
+     */
     @Override
     public String create(CreateRequest request, Deadline deadline) {
-        InstanceCreator.Target<I> target = resolve(request, deadline);
-        Call call = new Call(entry(), Operation.CREATE, new ProviderId(target.host().name(), request.name()).toString(),
-                deadline);
+        resolve(request, Optional.empty(), deadline);
+        Call call = new Call(entry(), Operation.CREATE, request.name(), deadline);
         // Keyed by name, not ID: a name is one instance across the entry's hosts.
         return instanceLocks.withLock(request.name(), call, "another create or delete of " + request.name(),
-                () -> creator.create(target, request, call));
+                () -> claims.underClaim(request.name(), call, "creating or deleting " + request.name(),
+                        claimed -> createClaimed(request, claimed)));
+    }
+
+    private String createClaimed(CreateRequest request, Call call) {
+        if (!request.placement().zone().isEmpty() || settings.hosts().size() == 1) {
+            InstanceCreator.Target<I> target = resolve(request, Optional.empty(), call.deadline());
+            return creator.create(target, request, withId(call, target.host(), request.name()));
+        }
+        Optional<HostSettings> holding = creator.hostHolding(request.name(), call);
+        if (holding.isPresent()) {
+            InstanceCreator.Target<I> target = resolve(request, holding, call.deadline());
+            return creator.createChecked(target, request, withId(call, target.host(), request.name()));
+        }
+        try (HostPlacement.Reservation reservation = placement.reserve(request.placement(), call)) {
+            ZoneChoice choice = reservation.choice();
+            LOG.info("placing {} of provider entry {} on host {}: {}", request.name(), entry(), choice.zone(),
+                    choice.reason());
+            InstanceCreator.Target<I> target = resolve(request, settings.host(choice.zone()), call.deadline());
+            return creator.createChecked(target, request, withId(call, target.host(), request.name()));
+        }
+    }
+
+    private static Call withId(Call call, HostSettings host, String name) {
+        return new Call(call.entry(), call.operation(), new ProviderId(host.name(), name).toString(),
+                call.deadline());
+    }
+
+    /** {@inheritDoc} Among the hosts that answer and are not cordoned, with room; see the class's placement rules. */
+    @Override
+    public List<ZoneChoice> place(List<Placement> placements, Deadline deadline) {
+        Call call = new Call(entry(), Operation.PLACE, "", deadline);
+        for (Placement asked : placements) {
+            resolve(new CreateRequest("placement", "", asked, ""), Optional.empty(), deadline);
+        }
+        if (settings.hosts().size() == 1) {
+            String only = settings.hosts().get(0).name();
+            return placements.stream().map(asked -> new ZoneChoice(only, asked.zone().isEmpty()
+                    ? "the only host of entry '" + entry() + "'" : "named")).toList();
+        }
+        return placement.place(placements, call);
+    }
+
+    /** {@inheritDoc} Recorded as a volume in the claims host's pool. */
+    @Override
+    public void cordon(String zone, boolean cordoned, Deadline deadline) {
+        Call call = new Call(entry(), Operation.CORDON, "", deadline);
+        HostSettings host = settings.host(zone).orElseThrow(() -> call.permanent("'" + zone + "' is not a host of"
+                + " provider entry '" + entry() + "': use one of " + settings.hostNames()));
+        cordons.set(host, cordoned, call);
+    }
+
+    /** {@inheritDoc} One call to the claims host. */
+    @Override
+    public Set<String> cordonedZones(Deadline deadline) {
+        return new TreeSet<>(cordons.read(new Call(entry(), Operation.CORDON, "", deadline)).keySet());
     }
 
     /** {@inheritDoc} A domain of another entry or of no entry is PERMANENT; one not of this platform has no UID. */
@@ -108,12 +174,13 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         HostSettings host = hostOf(parsed, Operation.DELETE);
         Call call = new Call(entry(), Operation.DELETE, id, deadline);
         instanceLocks.withLock(parsed.name(), call, "another create or delete of " + parsed.name(),
-                () -> hosts.call(host, call, libvirt -> {
-                    removeDomain(libvirt, host, parsed.name(), call);
-                    call.checkDeadline();
-                    removeVolumes(libvirt, host, parsed.name());
-                    return null;
-                }));
+                () -> claims.underClaim(parsed.name(), call, "creating or deleting " + parsed.name(),
+                        claimed -> hosts.call(host, claimed, libvirt -> {
+                            removeDomain(libvirt, host, parsed.name(), claimed);
+                            claimed.checkDeadline();
+                            removeVolumes(libvirt, host, parsed.name());
+                            return null;
+                        })));
     }
 
     /** {@inheritDoc} An unlistable host fails the call; an unreadable domain is left out (never collected). */
@@ -154,6 +221,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         Set<Capability> capabilities = EnumSet.of(Capability.PLANTS_UNMANAGED_INSTANCES, Capability.STOPS_INSTANCES);
         if (settings.hosts().size() > 1) {
             capabilities.add(Capability.MULTIPLE_ZONES);
+            capabilities.add(Capability.PLACES_INSTANCES);
         }
         if (anotherEntry != null) {
             capabilities.add(Capability.BUILDS_ANOTHER_ENTRY);
@@ -174,6 +242,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         List<PreflightCheck> checks = new ArrayList<>(HostPreflight.run(settings, hosts, call));
         checks.addAll(images.preflight(call));
         checks.addAll(leftovers.preflight(settings.hosts(), hosts, call));
+        checks.addAll(claims.preflight(cordons, call));
         return List.copyOf(checks);
     }
 
@@ -187,10 +256,15 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         return getClass().getSimpleName() + "[entry=" + entry() + "]";
     }
 
-    private InstanceCreator.Target<I> resolve(CreateRequest request, Deadline deadline) {
+    /**
+     * Checks the request and resolves it on {@code chosen}, else on its zone's host; a request without
+     * zone is checked against the first host (the chosen one is resolved before the create).
+     */
+    private InstanceCreator.Target<I> resolve(CreateRequest request, Optional<HostSettings> chosen,
+                                              Deadline deadline) {
         request.validate(entry());
         Call call = new Call(entry(), Operation.CREATE, request.name(), deadline);
-        HostSettings host = hostForZone(request.placement().zone(), call);
+        HostSettings host = chosen.orElseGet(() -> hostForZone(request.placement().zone(), call));
         String typeName = request.placement().machineType();
         MachineSize machineType = settings.machineTypes().get(typeName);
         if (machineType == null) {
@@ -203,10 +277,6 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
 
     private HostSettings hostForZone(String zone, Call call) {
         if (zone.isEmpty()) {
-            if (settings.hosts().size() != 1) {
-                throw call.permanent("placement.zone is empty, but provider entry '" + entry() + "' has "
-                        + settings.hosts().size() + " hosts: set placement.zone to one of " + settings.hostNames());
-            }
             return settings.hosts().get(0);
         }
         return settings.host(zone).orElseThrow(() -> call.permanent("placement.zone '" + zone

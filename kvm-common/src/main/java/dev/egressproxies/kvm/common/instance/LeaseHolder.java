@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
 
-/** Who holds a {@link FetchLease}: a process by machine name, boot ID, PID and start time (epoch ms). */
+/** Who holds a {@link PoolLease}: a process by machine name, boot ID, PID and start time (epoch ms). */
 public record LeaseHolder(String machine, String bootId, long pid, long started) {
     private static final Path BOOT_ID = Path.of("/proc/sys/kernel/random/boot_id");
 

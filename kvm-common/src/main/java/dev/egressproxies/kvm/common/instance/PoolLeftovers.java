@@ -27,9 +27,9 @@ final class PoolLeftovers {
     private static final Logger LOG = LoggerFactory.getLogger(PoolLeftovers.class);
 
     private final BaseImageStrategy<?> images;
-    private final FetchLeases leases;
+    private final PoolLeases leases;
 
-    PoolLeftovers(BaseImageStrategy<?> images, FetchLeases leases) {
+    PoolLeftovers(BaseImageStrategy<?> images, PoolLeases leases) {
         this.images = images;
         this.leases = leases;
     }
@@ -61,7 +61,7 @@ final class PoolLeftovers {
         for (String name : leaseNames(LibvirtSteps.step("listing the volumes of storage pool " + host.pool(),
                 () -> libvirt.listVolumeNames(pool)))) {
             // One still being written (no whole lease yet) is most likely a fetch starting right now.
-            Optional<String> stale = FetchLeases.readLease(libvirt, pool, name).flatMap(leases::staleness);
+            Optional<String> stale = PoolLeases.readLease(libvirt, pool, name).flatMap(leases::staleness);
             stale.ifPresent(why -> LOG.warn("the fetch lease {} is left in storage pool {} on host {} ({}); the next"
                     + " create of its image removes it, or remove it when no create runs: virsh vol-delete --pool {}"
                     + " {}", name, host.pool(), host.name(), why, host.pool(), name));
@@ -90,14 +90,14 @@ final class PoolLeftovers {
                 .filter(volume -> !backings.contains(volume.path())).isPresent()).toList();
         List<LeaseFound> found = new ArrayList<>();
         for (String name : leaseNames) {
-            Optional<FetchLease> lease = FetchLeases.readLease(libvirt, pool.get(), name);
+            Optional<PoolLease> lease = PoolLeases.readLease(libvirt, pool.get(), name);
             found.add(new LeaseFound(name, lease, lease.flatMap(leases::staleness)));
         }
         return Optional.of(new Inventory(bases.size(), unused, found));
     }
 
     private List<String> leaseNames(List<String> names) {
-        String suffix = FetchLeases.volumeName("");
+        String suffix = PoolLeases.volumeName("");
         return names.stream().filter(name -> name.endsWith(suffix)
                         && images.markerOfBase(name.substring(0, name.length() - suffix.length())).isPresent())
                 .sorted().toList();
@@ -148,7 +148,7 @@ final class PoolLeftovers {
     private record Inventory(int bases, List<String> unused, List<LeaseFound> leases) {
     }
 
-    private record LeaseFound(String name, Optional<FetchLease> lease, Optional<String> stale) {
+    private record LeaseFound(String name, Optional<PoolLease> lease, Optional<String> stale) {
         String describe(String pool) {
             String remove = "remove it with 'virsh vol-delete --pool " + pool + " " + name + "'";
             if (lease.isEmpty()) {

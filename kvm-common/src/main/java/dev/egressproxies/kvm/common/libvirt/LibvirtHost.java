@@ -103,6 +103,18 @@ public interface LibvirtHost {
     /** What the host says about itself, for preflight checks. */
     HostInfo hostInfo();
 
+    /** The host's memory, in bytes (libvirt's node info), for placement. */
+    default long memoryBytes() {
+        throw new LibvirtException(LibvirtErrorCode.NO_SUPPORT, getClass().getSimpleName()
+                + " cannot read the host's memory");
+    }
+
+    /** The most memory a domain may take, in bytes (its maximum in libvirt's domain info), for placement. */
+    default long domainMemoryBytes(Domain domain) {
+        throw new LibvirtException(LibvirtErrorCode.NO_SUPPORT, getClass().getSimpleName()
+                + " cannot read a domain's memory");
+    }
+
     /**
      * libvirt's domain capabilities XML for x86_64 guests of {@code domainType}, for preflight
      * checks.

@@ -261,6 +261,17 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
     }
 
     @Override
+    public long memoryBytes() {
+        // node info reports KiB.
+        return connection.call(connect -> connect.nodeInfo().memory * 1024L);
+    }
+
+    @Override
+    public long domainMemoryBytes(Domain domain) {
+        return connection.call(connect -> unwrap(domain).domain().getInfo().maxMem * 1024L);
+    }
+
+    @Override
     public String domainCapabilities(String domainType) {
         return connection.call(connect -> ((CapableConnect) connect).domainCapabilities("x86_64", domainType));
     }

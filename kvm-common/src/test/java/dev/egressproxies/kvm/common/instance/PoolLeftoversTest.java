@@ -72,9 +72,9 @@ class PoolLeftoversTest {
     @Test
     void leasesLeftAreAWarningSayingWhetherTheyAreStaleOrHeldAndNamingTheCommand() {
         fixture.cacheBaseImage();
-        host.putVolume(POOL, BASE_VOLUME + ".lease", new FetchLease("t1", ELSEWHERE,
+        host.putVolume(POOL, BASE_VOLUME + ".lease", new PoolLease("t1", ELSEWHERE,
                 Instant.now().minus(Duration.ofMinutes(1))).bytes());
-        host.putVolume(POOL, UNUSED + ".lease", new FetchLease("t2", ELSEWHERE,
+        host.putVolume(POOL, UNUSED + ".lease", new PoolLease("t2", ELSEWHERE,
                 Instant.now().plus(Duration.ofHours(1))).bytes());
         host.putVolume(POOL, "kvm2-test+x.0123456789abcdef.base.qcow2.lease", new byte[0]);
 
@@ -107,7 +107,7 @@ class PoolLeftoversTest {
     void deleteLeavesALeaseItFindsForTheNextCreateOrTheOperator() {
         fixture.cacheBaseImage();
         String id = fixture.create("proxy-1");
-        host.putVolume(POOL, BASE_VOLUME + ".lease", new FetchLease("t1", ELSEWHERE,
+        host.putVolume(POOL, BASE_VOLUME + ".lease", new PoolLease("t1", ELSEWHERE,
                 Instant.now().minus(Duration.ofMinutes(1))).bytes());
 
         fixture.engine.delete(id, Requests.deadline());

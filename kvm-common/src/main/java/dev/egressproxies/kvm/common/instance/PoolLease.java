@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /** The content of a fetch lease volume: token, holder and expiry as {@code key=value} lines of ASCII. */
-public record FetchLease(String token, LeaseHolder holder, Instant expires) {
+public record PoolLease(String token, LeaseHolder holder, Instant expires) {
     static final int READ_CAP = 1024;
 
     public byte[] bytes() {
@@ -17,7 +17,7 @@ public record FetchLease(String token, LeaseHolder holder, Instant expires) {
     }
 
     /** The lease a volume holds, or empty when its content is not a whole lease (still being written, or garbage). */
-    static Optional<FetchLease> parse(byte[] content) {
+    static Optional<PoolLease> parse(byte[] content) {
         Map<String, String> fields = new HashMap<>();
         for (String line : new String(content, StandardCharsets.US_ASCII).split("\n")) {
             int equals = line.indexOf('=');
@@ -26,7 +26,7 @@ public record FetchLease(String token, LeaseHolder holder, Instant expires) {
             }
         }
         try {
-            return Optional.of(new FetchLease(require(fields, "token"),
+            return Optional.of(new PoolLease(require(fields, "token"),
                     new LeaseHolder(require(fields, "machine"), require(fields, "boot-id"),
                             Long.parseLong(require(fields, "pid")), Long.parseLong(require(fields, "started"))),
                     Instant.ofEpochMilli(Long.parseLong(require(fields, "expires")))));

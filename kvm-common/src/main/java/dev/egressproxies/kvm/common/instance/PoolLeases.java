@@ -24,21 +24,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The fetch lease of a base volume: a lock across processes and machines, held in the host's pool,
- * on creating, filling and marking the base, and on deleting a base without marker.
+ * Leases held as small volumes in a host's pool: locks across processes and machines, of one
+ * {@link Kind}. A fetch lease guards creating, filling and marking a base volume, and deleting a
+ * base without marker; a name claim guards creating and deleting an entry's instance of one name.
  */
-public final class FetchLeases {
-    /** How long past the holder's deadline its lease lasts. */
+public final class PoolLeases {
+    /** How long past the holder's deadline a fetch lease lasts. */
     public static final Duration MARGIN = Duration.ofMinutes(2);
+    /** The fetch lease of a base: {@code BASE.lease}; a live one fails the fetch at once (TRANSIENT). */
+    public static final Kind FETCH = new Kind(".lease", "fetch lease", MARGIN,
+            "once that fetch is done the image is cached");
+    /** The claim of an instance name: {@code ENTRY+NAME.claim}, lasting as long as its holder's deadline. */
+    public static final Kind CLAIM = new Kind(".claim", "name claim", Duration.ZERO,
+            "once that create or delete is done, its instance is there or gone");
     /** How long a lease volume may stay without content before it counts as left by a crash. */
     public static final Duration UNWRITTEN_GRACE = Duration.ofSeconds(2);
     /** The lease's text and then some. */
-    public static final int VOLUME_BYTES = FetchLease.READ_CAP;
+    public static final int VOLUME_BYTES = PoolLease.READ_CAP;
 
-    private static final Logger LOG = LoggerFactory.getLogger(FetchLeases.class);
+    private static final Logger LOG = LoggerFactory.getLogger(PoolLeases.class);
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final int CONTESTED_ATTEMPTS = 3;
 
+    private final Kind kind;
     private final BaseImageDiscard cleanup;
     private final LeaseHolder self;
     private final Clock clock;
@@ -47,19 +55,36 @@ public final class FetchLeases {
     /** One fetch per base and host in this process; the lease makes it one across processes. */
     private final KeyedLocks fetches = new KeyedLocks();
 
-    /** Leases of this process, released through {@code cleanup}'s best-effort host calls. */
-    public FetchLeases(BaseImageDiscard cleanup) {
-        this(cleanup, LeaseHolder.current(), Clock.systemUTC());
+    /** Fetch leases of this process, released through {@code cleanup}'s best-effort host calls. */
+    public PoolLeases(BaseImageDiscard cleanup) {
+        this(FETCH, cleanup, LeaseHolder.current(), Clock.systemUTC());
     }
 
-    /** For tests that simulate several processes. */
-    public FetchLeases(BaseImageDiscard cleanup, LeaseHolder self, Clock clock) {
+    /** Fetch leases, for tests that simulate several processes. */
+    public PoolLeases(BaseImageDiscard cleanup, LeaseHolder self, Clock clock) {
+        this(FETCH, cleanup, self, clock);
+    }
+
+    /** Leases of {@code kind}, held by {@code self}; {@code clock} dates their expiry. */
+    public PoolLeases(Kind kind, BaseImageDiscard cleanup, LeaseHolder self, Clock clock) {
+        this.kind = Objects.requireNonNull(kind, "kind");
         this.cleanup = Objects.requireNonNull(cleanup, "cleanup");
         this.self = Objects.requireNonNull(self, "self");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
-    /** Runs {@code work} as this process's only fetch of {@code base} to {@code host}; releases its lease. */
+    /**
+     * What a lease guards, and how it is named and described.
+     *
+     * @param suffix   ends the volume's name, after the key
+     * @param noun     names the lease in messages
+     * @param margin   how long past its holder's deadline a lease lasts
+     * @param whenDone tells a process that found the lease live what it will find once the lease goes
+     */
+    public record Kind(String suffix, String noun, Duration margin, String whenDone) {
+    }
+
+    /** Runs {@code work} as this process's only holder of the lease of {@code base} on {@code host}; releases it. */
     public <T> T exclusively(HostSettings host, String base, Call call, String what,
                              Function<AtomicReference<Held>, T> work) {
         return fetches.withLock(host.name() + "/" + base, call, what, () -> {
@@ -74,32 +99,69 @@ public final class FetchLeases {
         });
     }
 
-    /** {@code BASE.lease}. */
+    /** {@code BASE.lease}: the volume of a base's fetch lease. */
     public static String volumeName(String base) {
-        return base + ".lease";
+        return base + FETCH.suffix();
     }
 
-    /** Takes the lease of {@code base} within a host call, taking over a stale one; TRANSIENT when it is live. */
-    public Held acquire(LibvirtHost libvirt, StoragePool pool, HostSettings host, String base, String what,
+    /** The volume of the lease of {@code key}. */
+    public String volumeOf(String key) {
+        return key + kind.suffix();
+    }
+
+    /** The kind of these leases. */
+    public Kind kind() {
+        return kind;
+    }
+
+    /** Takes the lease of {@code key} within a host call, taking over a stale one; TRANSIENT when it is live. */
+    public Held acquire(LibvirtHost libvirt, StoragePool pool, HostSettings host, String key, String what,
                         Call call) {
-        String name = volumeName(base);
+        Attempt attempt = attempt(libvirt, pool, host, key, what, call);
+        if (attempt.took()) {
+            return attempt.held();
+        }
+        throw call.transientFailure("another process (" + attempt.holder().holder().describe() + ") is " + what
+                + "; its " + kind.noun() + " " + volumeOf(key) + " on host '" + host.name() + "' expires at "
+                + attempt.holder().expires() + ". Retry in a while: " + kind.whenDone() + ", and should it have died,"
+                + " the " + kind.noun() + " is stale at its expiry", null);
+    }
+
+    /**
+     * One try at the lease of {@code key} within a host call, taking over a stale one: the lease
+     * taken, or the live lease that holds it. TRANSIENT when it changed hands too often.
+     */
+    public Attempt attempt(LibvirtHost libvirt, StoragePool pool, HostSettings host, String key, String what,
+                           Call call) {
+        String name = volumeOf(key);
         byte[] token = new byte[16];
         RANDOM.nextBytes(token);
-        FetchLease lease = new FetchLease(HexFormat.of().formatHex(token), self,
-                clock.instant().plus(call.deadline().remaining()).plus(MARGIN).truncatedTo(ChronoUnit.MILLIS));
+        PoolLease lease = new PoolLease(HexFormat.of().formatHex(token), self,
+                clock.instant().plus(call.deadline().remaining()).plus(kind.margin()).truncatedTo(ChronoUnit.MILLIS));
         for (int attempt = 0; attempt < CONTESTED_ATTEMPTS; attempt++) {
             Optional<StorageVolume> created = Volumes.createUnlessExists(libvirt, pool,
-                    VolumeXml.raw(name, VOLUME_BYTES), "creating fetch lease volume " + name);
+                    VolumeXml.raw(name, VOLUME_BYTES), "creating " + kind.noun() + " volume " + name);
             if (created.isPresent()) {
-                Volumes.fill(libvirt, created.get(), lease.bytes(), "writing fetch lease volume " + name);
+                Volumes.fill(libvirt, created.get(), lease.bytes(), "writing " + kind.noun() + " volume " + name);
                 taken.add(lease.token());
-                return new Held(host, base, lease);
+                return new Attempt(new Held(host, key, lease), null);
             }
-            takeOverIfStale(libvirt, pool, host, name, what, call);
+            Optional<PoolLease> live = takeOverIfStale(libvirt, pool, host, name, what, call);
+            if (live.isPresent()) {
+                return new Attempt(null, live.get());
+            }
         }
-        throw call.transientFailure("the fetch lease " + name + " on host '" + host.name() + "' changed hands "
-                + CONTESTED_ATTEMPTS + " times while this create tried to take it, so other processes are " + what
+        throw call.transientFailure("the " + kind.noun() + " " + name + " on host '" + host.name() + "' changed hands "
+                + CONTESTED_ATTEMPTS + " times while this process tried to take it, so other processes are " + what
                 + "; retry in a while", null);
+    }
+
+    /** What one try at a lease came to: {@code held} when taken, else the live lease of its {@code holder}. */
+    public record Attempt(Held held, PoolLease holder) {
+        /** Whether the lease was taken. */
+        public boolean took() {
+            return held != null;
+        }
     }
 
     /**
@@ -107,7 +169,7 @@ public final class FetchLeases {
      * leaves one that no fetch would take over, since no fetch comes.
      */
     public void removeStale(LibvirtHost libvirt, StoragePool pool, HostSettings host, String base) {
-        String name = volumeName(base);
+        String name = volumeOf(base);
         Optional<Content> found = read(libvirt, pool, name);
         if (found.isEmpty()) {
             return;
@@ -117,13 +179,13 @@ public final class FetchLeases {
             // Unwritten or live: being taken, held, or its writer died; a fetch takes it over.
             return;
         }
-        LOG.info("removing the stale fetch lease {} on host {} of {}, whose base is complete: {}", name, host.name(),
+        LOG.info("removing the stale {} {} on host {} of {}, whose base is complete: {}", kind.noun(), name, host.name(),
                 found.get().lease().get().holder().describe(), stale.get());
         deleteIfUnchanged(libvirt, pool, name, found.get());
     }
 
     /** Why {@code lease} is stale, seen from this process, if it is. */
-    Optional<String> staleness(FetchLease lease) {
+    Optional<String> staleness(PoolLease lease) {
         if (!clock.instant().isBefore(lease.expires())) {
             return Optional.of("it expired at " + lease.expires());
         }
@@ -136,16 +198,16 @@ public final class FetchLeases {
         return Optional.empty();
     }
 
-    static Optional<FetchLease> readLease(LibvirtHost libvirt, StoragePool pool, String name) {
+    static Optional<PoolLease> readLease(LibvirtHost libvirt, StoragePool pool, String name) {
         return read(libvirt, pool, name).flatMap(Content::lease);
     }
 
-    /** Deletes the existing lease when it is stale; throws TRANSIENT when it is live. */
-    private void takeOverIfStale(LibvirtHost libvirt, StoragePool pool, HostSettings host, String name, String what,
+    /** Deletes the existing lease when it is stale; returns it when it is live. */
+    private Optional<PoolLease> takeOverIfStale(LibvirtHost libvirt, StoragePool pool, HostSettings host, String name, String what,
                                  Call call) {
         Optional<Content> found = read(libvirt, pool, name);
         if (found.isEmpty()) {
-            return;
+            return Optional.empty();
         }
         Content content = found.get();
         if (content.lease().isEmpty()) {
@@ -158,27 +220,25 @@ public final class FetchLeases {
             }
             Optional<Content> again = read(libvirt, pool, name);
             if (again.isEmpty() || again.get().lease().isPresent()) {
-                return;
+                return Optional.empty();
             }
             if (wait.compareTo(UNWRITTEN_GRACE) < 0) {
-                throw call.transientFailure("the fetch lease " + name + " on host '" + host.name() + "' is being"
+                throw call.transientFailure("the " + kind.noun() + " " + name + " on host '" + host.name() + "' is being"
                         + " written by another process " + what + "; retry in a while", null);
             }
         } else {
-            FetchLease lease = content.lease().get();
-            // The caller holds this process's lock of the base, so a lease of its own is one an
-            // earlier fetch could not release (the link was lost), not a fetch under way.
+            PoolLease lease = content.lease().get();
+            // The caller holds this process's lock of the key, so a lease of its own is one an
+            // earlier holder could not release (the link was lost), not work under way.
             Optional<String> stale = staleness(lease);
             if (stale.isEmpty()) {
-                throw call.transientFailure("another process (" + lease.holder().describe() + ") is " + what
-                        + "; its fetch lease " + name + " expires at " + lease.expires() + ". Retry in a while: once"
-                        + " that fetch is done the image is cached, and should it have died, the lease is stale at"
-                        + " its expiry", null);
+                return Optional.of(lease);
             }
-            LOG.info("taking over the stale fetch lease {} on host {} of {}: {}", name, host.name(),
+            LOG.info("taking over the stale {} {} on host {} of {}: {}", kind.noun(), name, host.name(),
                     lease.holder().describe(), stale.get());
         }
         deleteIfUnchanged(libvirt, pool, name, content);
+        return Optional.empty();
     }
 
     /** Reads again just before the delete, so a lease someone took over meanwhile stays. */
@@ -191,15 +251,15 @@ public final class FetchLeases {
     }
 
     private static Optional<Content> read(LibvirtHost libvirt, StoragePool pool, String name) {
-        Optional<StorageVolume> volume = LibvirtSteps.step("looking up fetch lease volume " + name,
+        Optional<StorageVolume> volume = LibvirtSteps.step("looking up lease volume " + name,
                 () -> libvirt.lookupVolume(pool, name));
         if (volume.isEmpty()) {
             return Optional.empty();
         }
         try {
-            byte[] bytes = LibvirtSteps.step("reading fetch lease volume " + name,
-                    () -> libvirt.downloadVolume(volume.get(), FetchLease.READ_CAP));
-            return Optional.of(new Content(volume.get(), bytes, FetchLease.parse(bytes)));
+            byte[] bytes = LibvirtSteps.step("reading lease volume " + name,
+                    () -> libvirt.downloadVolume(volume.get(), PoolLease.READ_CAP));
+            return Optional.of(new Content(volume.get(), bytes, PoolLease.parse(bytes)));
         } catch (LibvirtException vanished) {
             if (vanished.is(LibvirtErrorCode.NO_STORAGE_VOLUME)) {
                 return Optional.empty();
@@ -209,24 +269,24 @@ public final class FetchLeases {
     }
 
     /** A lease volume as read: the volume, its bytes and the lease they hold, if whole. */
-    private record Content(StorageVolume volume, byte[] bytes, Optional<FetchLease> lease) {
+    private record Content(StorageVolume volume, byte[] bytes, Optional<PoolLease> lease) {
     }
 
     /** A lease this process took: checked before the marker, released when the fetch ends. */
     public final class Held {
         private final HostSettings host;
         private final String base;
-        private final FetchLease lease;
+        private final PoolLease lease;
         private volatile boolean lost;
 
-        private Held(HostSettings host, String base, FetchLease lease) {
+        private Held(HostSettings host, String base, PoolLease lease) {
             this.host = host;
             this.base = base;
             this.lease = lease;
         }
 
         /** The lease as written. */
-        public FetchLease lease() {
+        public PoolLease lease() {
             return lease;
         }
 
@@ -235,7 +295,7 @@ public final class FetchLeases {
          * TRANSIENT when another took it over, and {@link #lost()} from then on: delete nothing.
          */
         public void requireHeld(LibvirtHost libvirt, StoragePool pool, Call call) {
-            Optional<FetchLease> current = read(libvirt, pool, volumeName(base)).flatMap(Content::lease);
+            Optional<PoolLease> current = read(libvirt, pool, volumeOf(base)).flatMap(Content::lease);
             if (current.map(found -> found.token().equals(lease.token())).orElse(false)) {
                 return;
             }
@@ -255,7 +315,7 @@ public final class FetchLeases {
         public void release(Call call) {
             try {
                 cleanup.cleanUp(host, call, libvirt -> {
-                    String name = volumeName(base);
+                    String name = volumeOf(base);
                     Optional<Content> current = read(libvirt, Pools.require(libvirt, host, call), name);
                     if (current.flatMap(Content::lease).map(found -> found.token().equals(lease.token()))
                             .orElse(false)) {
@@ -265,8 +325,8 @@ public final class FetchLeases {
                     return null;
                 });
             } catch (RuntimeException failure) {
-                LOG.info("could not remove the fetch lease {} on host {}; it is stale once it expires at {}: {}",
-                        volumeName(base), host.name(), lease.expires(), failure.toString());
+                LOG.info("could not remove the {} {} on host {}; it is stale once it expires at {}: {}", kind.noun(),
+                        volumeOf(base), host.name(), lease.expires(), failure.toString());
             }
         }
     }

@@ -23,12 +23,12 @@ import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fetch leases between processes, simulated by several {@link FetchLeases} of different holders
+ * Fetch leases between processes, simulated by several {@link PoolLeases} of different holders
  * sharing one fake libvirt host: a live lease keeps others off, a stale one (expired, or of a
  * holder on this machine that is gone) is taken over, a holder that lost its lease finds out before
  * its marker, and release removes only the releaser's own lease.
  */
-class FetchLeasesTest {
+class PoolLeasesTest {
     private static final HostSettings HOST = HostSettings.of("host-1", "10.0.0.5", "br0");
     private static final String BASE = "debian.base.qcow2";
     private static final String LEASE = "debian.base.qcow2.lease";
@@ -43,7 +43,7 @@ class FetchLeasesTest {
 
     @Test
     void aLiveLeaseHeldElsewhereMakesTheCreateFailTransientNamingTheHolderAndLeavesItAlone() {
-        FetchLeases.Held held = leases(ELSEWHERE, NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
+        PoolLeases.Held held = leases(ELSEWHERE, NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
         byte[] before = fake.volume(HOST.pool(), LEASE).content.clone();
 
         ProviderException refused = catchProviderException(() ->
@@ -53,7 +53,7 @@ class FetchLeasesTest {
         assertThat(refused.detail()).contains("process 4242 on other-machine", WHAT,
                 "expires at " + held.lease().expires());
         assertThat(fake.volume(HOST.pool(), LEASE).content).isEqualTo(before);
-        assertThat(held.lease().expires()).isAfter(NOW.plus(Duration.ofMinutes(4)).plus(FetchLeases.MARGIN));
+        assertThat(held.lease().expires()).isAfter(NOW.plus(Duration.ofMinutes(4)).plus(PoolLeases.MARGIN));
     }
 
     @Test
@@ -71,10 +71,10 @@ class FetchLeasesTest {
 
     @Test
     void anExpiredLeaseIsTakenOverAndItsFormerHolderFindsOutBeforeItsMarkerAndReleasesNothing() {
-        FetchLeases.Held first = leases(ELSEWHERE, NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
+        PoolLeases.Held first = leases(ELSEWHERE, NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
         Instant afterExpiry = first.lease().expires().plusSeconds(1);
 
-        FetchLeases.Held second = leases(LeaseHolder.current(), afterExpiry).acquire(fake, pool(), HOST, BASE, WHAT,
+        PoolLeases.Held second = leases(LeaseHolder.current(), afterExpiry).acquire(fake, pool(), HOST, BASE, WHAT,
                 call);
         ProviderException lost = catchProviderException(() -> first.requireHeld(fake, pool(), call));
         first.release(call);
@@ -94,7 +94,7 @@ class FetchLeasesTest {
         LeaseHolder dead = new LeaseHolder(self.machine(), self.bootId(), finished.pid(), 0);
         leases(dead, NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
 
-        FetchLeases.Held taken = leases(self, NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
+        PoolLeases.Held taken = leases(self, NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
 
         assertThat(leaseText()).contains("token=" + taken.lease().token(), "pid=" + self.pid());
     }
@@ -105,7 +105,7 @@ class FetchLeasesTest {
         leases(new LeaseHolder(self.machine(), "earlier-boot", self.pid(), self.started()), NOW)
                 .acquire(fake, pool(), HOST, BASE, WHAT, call);
 
-        FetchLeases.Held taken = leases(self, NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
+        PoolLeases.Held taken = leases(self, NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
 
         assertThat(leaseText()).contains("token=" + taken.lease().token());
     }
@@ -114,14 +114,14 @@ class FetchLeasesTest {
     void aLeaseVolumeThatStaysEmptyWasLeftByACrashBetweenCreateAndWriteAndIsTakenOver() {
         fake.putVolume(HOST.pool(), LEASE, new byte[0]);
 
-        FetchLeases.Held taken = leases(LeaseHolder.current(), NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
+        PoolLeases.Held taken = leases(LeaseHolder.current(), NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
 
         assertThat(leaseText()).contains("token=" + taken.lease().token());
     }
 
     @Test
     void theHolderStillHoldingItsLeasePassesTheCheckAndReleaseRemovesIt() {
-        FetchLeases.Held held = leases(ELSEWHERE, NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
+        PoolLeases.Held held = leases(ELSEWHERE, NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
 
         held.requireHeld(fake, pool(), call);
         held.release(call);
@@ -132,13 +132,13 @@ class FetchLeasesTest {
 
     @Test
     void aLeaseThisInstanceCouldNotReleaseIsItsOwnLeftoverAndTakenOverAtOnce() {
-        FetchLeases leases = leases(LeaseHolder.current(), NOW);
-        FetchLeases.Held earlier = leases.acquire(fake, pool(), HOST, BASE, WHAT, call);
+        PoolLeases leases = leases(LeaseHolder.current(), NOW);
+        PoolLeases.Held earlier = leases.acquire(fake, pool(), HOST, BASE, WHAT, call);
         fake.failNext("lookupVolume", FakeLibvirtHost.error(LibvirtErrorCode.RPC, "connection closed"));
         earlier.release(call);
         assertThat(fake.volumeNames(HOST.pool())).contains(LEASE);
 
-        FetchLeases.Held again = leases.acquire(fake, pool(), HOST, BASE, WHAT, call);
+        PoolLeases.Held again = leases.acquire(fake, pool(), HOST, BASE, WHAT, call);
 
         assertThat(leaseText()).contains("token=" + again.lease().token());
     }
@@ -159,7 +159,7 @@ class FetchLeasesTest {
 
     @Test
     void aCreateThatFindsTheBaseCompleteRemovesAnExpiredLease() {
-        FetchLeases.Held held = leases(ELSEWHERE, NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
+        PoolLeases.Held held = leases(ELSEWHERE, NOW).acquire(fake, pool(), HOST, BASE, WHAT, call);
 
         leases(LeaseHolder.current(), held.lease().expires()).removeStale(fake, pool(), HOST, BASE);
 
@@ -172,7 +172,7 @@ class FetchLeasesTest {
         fake.putVolume(HOST.pool(), "other.base.qcow2.lease", new byte[0]);
         byte[] live = fake.volume(HOST.pool(), LEASE).content.clone();
 
-        FetchLeases self = leases(LeaseHolder.current(), NOW.plusSeconds(60));
+        PoolLeases self = leases(LeaseHolder.current(), NOW.plusSeconds(60));
         self.removeStale(fake, pool(), HOST, BASE);
         self.removeStale(fake, pool(), HOST, "other.base.qcow2");
         self.removeStale(fake, pool(), HOST, "absent.base.qcow2");
@@ -183,11 +183,11 @@ class FetchLeasesTest {
 
     @Test
     void theLeaseVolumeIsNamedAfterTheBaseWithASuffixNoOtherVolumeHas() {
-        assertThat(FetchLeases.volumeName(BASE)).isEqualTo(LEASE);
+        assertThat(PoolLeases.volumeName(BASE)).isEqualTo(LEASE);
     }
 
-    private FetchLeases leases(LeaseHolder holder, Instant now) {
-        return new FetchLeases(new BaseImageDiscard(hosts), holder, Clock.fixed(now, ZoneOffset.UTC));
+    private PoolLeases leases(LeaseHolder holder, Instant now) {
+        return new PoolLeases(new BaseImageDiscard(hosts), holder, Clock.fixed(now, ZoneOffset.UTC));
     }
 
     private StoragePool pool() {

@@ -1,0 +1,252 @@
+package dev.egressproxies.kvm.common.instance;
+
+import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Placement;
+import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.api.ZoneChoice;
+import dev.egressproxies.kvm.common.Call;
+import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.config.MachineSize;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.Domain;
+import dev.egressproxies.kvm.common.libvirt.LibvirtHost.PoolInfo;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.stream.Collectors;
+
+/**
+ * Where an instance whose placement names no zone goes, among the entry's hosts that are not
+ * cordoned and that answer: one with room for the machine type (its memory, minus what its active
+ * domains may take, and pool space for the disk), with the fewest of this entry's instances, then the
+ * most free memory, then the first configured. The hosts are read together; instances this process
+ * is creating count as placed until their create ends. Reasoning and figures: docs/fleet.md.
+ */
+final class HostPlacement {
+    private static final long MIB = 1024L * 1024L;
+    private static final long GIB = 1024L * MIB;
+
+    private final EntrySettings settings;
+    private final HostPool hosts;
+    private final HostCordons cordons;
+    /** What this process's creates under way take on each host, not yet visible there. */
+    private final Map<String, Room> underWay = new HashMap<>();
+
+    HostPlacement(EntrySettings settings, HostPool hosts, HostCordons cordons) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.hosts = Objects.requireNonNull(hosts, "hosts");
+        this.cordons = Objects.requireNonNull(cordons, "cordons");
+    }
+
+    /** Chooses zones for {@code placements} together, each choice counting the ones before; changes nothing. */
+    List<ZoneChoice> place(List<Placement> placements, Call call) {
+        Map<String, Room> rooms = survey(call);
+        List<ZoneChoice> choices = new ArrayList<>();
+        for (Placement placement : placements) {
+            if (!placement.zone().isEmpty()) {
+                choices.add(new ZoneChoice(placement.zone(), "named"));
+                Room named = rooms.get(placement.zone());
+                if (named != null && named.usable()) {
+                    rooms.put(placement.zone(), named.plus(need(placement)));
+                }
+                continue;
+            }
+            ZoneChoice choice = choose(placement, rooms, call);
+            choices.add(choice);
+            rooms.put(choice.zone(), rooms.get(choice.zone()).plus(need(placement)));
+        }
+        return List.copyOf(choices);
+    }
+
+    /**
+     * Chooses a host for one create and counts it as under way there until {@link Reservation#close}:
+     * so creates running together in this process spread too.
+     */
+    Reservation reserve(Placement placement, Call call) {
+        Map<String, Room> rooms = survey(call);
+        synchronized (underWay) {
+            underWay.forEach((host, taken) -> rooms.computeIfPresent(host, (name, room) -> room.plus(taken)));
+            ZoneChoice choice = choose(placement, rooms, call);
+            Room need = need(placement);
+            underWay.merge(choice.zone(), need, Room::plus);
+            return new Reservation(choice, need);
+        }
+    }
+
+    /** A host chosen for a create under way; closing it stops counting the create there. */
+    final class Reservation implements AutoCloseable {
+        private final ZoneChoice choice;
+        private final Room need;
+
+        private Reservation(ZoneChoice choice, Room need) {
+            this.choice = choice;
+            this.need = need;
+        }
+
+        ZoneChoice choice() {
+            return choice;
+        }
+
+        @Override
+        public void close() {
+            synchronized (underWay) {
+                underWay.computeIfPresent(choice.zone(), (host, taken) -> {
+                    Room left = taken.minus(need);
+                    return left.proxies() <= 0 ? null : left;
+                });
+            }
+        }
+    }
+
+    /** What one instance of {@code placement} takes: one proxy, its memory and its disk. */
+    private Room need(Placement placement) {
+        MachineSize type = settings.machineTypes().get(placement.machineType());
+        long memory = type == null ? 0 : type.memoryMiB() * MIB;
+        return new Room("", 1, -memory, -settings.diskSizeGb() * GIB);
+    }
+
+    private ZoneChoice choose(Placement placement, Map<String, Room> rooms, Call call) {
+        Room need = need(placement);
+        List<String> skipped = new ArrayList<>();
+        List<Map.Entry<String, Room>> fitting = new ArrayList<>();
+        boolean unanswered = false;
+        boolean cordonedOnly = true;
+        for (Map.Entry<String, Room> entry : rooms.entrySet()) {
+            Room room = entry.getValue();
+            if (!room.usable()) {
+                skipped.add(entry.getKey() + " " + room.unusable());
+                unanswered |= room.unusable().startsWith("does not answer");
+                continue;
+            }
+            Optional<String> lack = room.lack(need);
+            if (lack.isPresent()) {
+                skipped.add(entry.getKey() + " " + lack.get());
+                cordonedOnly = false;
+                continue;
+            }
+            fitting.add(entry);
+        }
+        List<String> order = settings.hostNames();
+        Optional<Map.Entry<String, Room>> best = fitting.stream().min(Comparator
+                .comparingInt((Map.Entry<String, Room> entry) -> entry.getValue().proxies())
+                .thenComparing(entry -> -entry.getValue().memory())
+                .thenComparingInt(entry -> order.indexOf(entry.getKey())));
+        if (best.isEmpty()) {
+            String why = "no host of provider entry '" + settings.entry() + "' can take a '" + placement.machineType()
+                    + "' instance (" + gib(-need.memory()) + " memory, " + gib(-need.pool()) + " disk): "
+                    + String.join("; ", skipped);
+            if (unanswered) {
+                throw call.transientFailure(why + ". Retry when the hosts answer, or name a zone", null);
+            }
+            if (cordonedOnly) {
+                throw call.transientFailure(why + ". Uncordon a host with 'egressctl uncordon " + settings.entry()
+                        + "/HOST'", null);
+            }
+            throw call.failure(ErrorKind.QUOTA_EXCEEDED, why + ". Free memory or pool space, use a smaller machine"
+                    + " type, or add a host", null);
+        }
+        String host = best.get().getKey();
+        Room chosen = best.get().getValue();
+        String counts = rooms.entrySet().stream().filter(entry -> entry.getValue().usable() && !entry.getKey()
+                        .equals(host)).map(entry -> entry.getKey() + " has " + entry.getValue().proxies())
+                .collect(Collectors.joining(", "));
+        String reason = "fewest instances of entry '" + settings.entry() + "' (" + chosen.proxies()
+                + (counts.isEmpty() ? "" : "; " + counts) + "), " + gib(chosen.memory()) + " memory and "
+                + gib(chosen.pool()) + " pool space free" + (skipped.isEmpty() ? "" : "; skipped "
+                + String.join(", ", skipped));
+        return new ZoneChoice(host, reason);
+    }
+
+    /** Every host's room, read together; a host that does not answer or is cordoned is marked unusable. */
+    private Map<String, Room> survey(Call call) {
+        Map<String, String> cordoned = cordons.read(call);
+        Map<String, CompletableFuture<Room>> pending = new LinkedHashMap<>();
+        ExecutorService readers = Executors.newCachedThreadPool(HostPool.daemonThreads("egress-placement-"));
+        try {
+            for (HostSettings host : settings.hosts()) {
+                if (cordoned.containsKey(host.name())) {
+                    String by = cordoned.get(host.name());
+                    pending.put(host.name(), CompletableFuture.completedFuture(
+                            Room.unusable("cordoned" + (by.isEmpty() ? "" : " (" + by + ")"))));
+                } else {
+                    pending.put(host.name(), CompletableFuture.supplyAsync(() -> read(host, call), readers));
+                }
+            }
+            Map<String, Room> rooms = new LinkedHashMap<>();
+            pending.forEach((host, room) -> rooms.put(host, room.join()));
+            return rooms;
+        } finally {
+            readers.shutdown();
+        }
+    }
+
+    private Room read(HostSettings host, Call call) {
+        try {
+            return hosts.call(host, call, libvirt -> {
+                long reserved = 0;
+                for (Domain domain : libvirt.listAllDomains(true)) {
+                    reserved += libvirt.domainMemoryBytes(domain);
+                }
+                long memory = libvirt.memoryBytes() - reserved;
+                int proxies = InstanceInspector.listHost(libvirt, host, call).size();
+                PoolInfo pool = Pools.requireRunning(libvirt, Pools.require(libvirt, host, call), host, call);
+                return new Room("", proxies, memory, pool.availableBytes());
+            });
+        } catch (ProviderException failure) {
+            if (call.deadline().isExpired() || Thread.currentThread().isInterrupted()) {
+                throw failure;
+            }
+            return Room.unusable((failure.kind() == ErrorKind.TRANSIENT ? "does not answer (" : "cannot take"
+                    + " instances (") + failure.detail() + ")");
+        }
+    }
+
+    private static String gib(long bytes) {
+        return String.format(Locale.ROOT, "%.1f GiB", bytes / (double) GIB);
+    }
+
+    /**
+     * A host's room, or what one instance takes (as negative memory and pool, and one proxy).
+     *
+     * @param unusable why the host takes nothing (cordoned, does not answer), or {@code ""}
+     * @param proxies  this entry's instances there
+     * @param memory   bytes of memory not taken by active domains
+     * @param pool     bytes free in its pool
+     */
+    private record Room(String unusable, int proxies, long memory, long pool) {
+        static Room unusable(String why) {
+            return new Room(why, 0, 0, 0);
+        }
+
+        boolean usable() {
+            return unusable.isEmpty();
+        }
+
+        Room plus(Room other) {
+            return new Room(unusable, proxies + other.proxies, memory + other.memory, pool + other.pool);
+        }
+
+        Room minus(Room other) {
+            return new Room(unusable, proxies - other.proxies, memory - other.memory, pool - other.pool);
+        }
+
+        /** What keeps this host from taking {@code need}, if anything. */
+        Optional<String> lack(Room need) {
+            if (memory + need.memory < 0) {
+                return Optional.of("lacks memory (" + gib(memory) + " free, " + gib(-need.memory) + " needed)");
+            }
+            if (pool + need.pool < 0) {
+                return Optional.of("lacks pool space (" + gib(pool) + " free, " + gib(-need.pool) + " needed)");
+            }
+            return Optional.empty();
+        }
+    }
+}
