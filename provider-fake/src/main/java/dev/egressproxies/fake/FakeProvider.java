@@ -5,17 +5,21 @@ import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.Operation;
+import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.api.ZoneChoice;
 import dev.egressproxies.fake.state.InstanceStore;
 import dev.egressproxies.fake.state.StoreCall;
 import dev.egressproxies.fake.state.StoredInstance;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -69,15 +73,16 @@ public final class FakeProvider implements Provider {
     public String create(CreateRequest request, Deadline deadline) {
         // Validation is pure computation, so it goes first and every later error can carry the ID.
         String zone = zoneOf(request);
-        String id = ProviderIds.format(zone, request.name());
-        deadline.check(Operation.CREATE, entry, id);
-        faults.next(Operation.CREATE).perform(Operation.CREATE, entry, id, deadline);
+        String known = zone.isEmpty() ? request.name() : ProviderIds.format(zone, request.name());
+        deadline.check(Operation.CREATE, entry, known);
+        faults.next(Operation.CREATE).perform(Operation.CREATE, entry, known, deadline);
         List<String> unreadable = faults.unreadableZones();
         if (!unreadable.isEmpty()) {
-            throw zoneUnreadable(unreadable.get(0), Operation.CREATE, id, "so no instance called '" + request.name()
-                    + "' can be proven absent from it; nothing was created");
+            throw zoneUnreadable(unreadable.get(0), Operation.CREATE, known, "so no instance called '"
+                    + request.name() + "' can be proven absent from it; nothing was created");
         }
-        return store.update(new StoreCall(Operation.CREATE, id, deadline), instances -> {
+        return store.update(new StoreCall(Operation.CREATE, known, deadline), instances -> {
+            String id = ProviderIds.format(zone.isEmpty() ? placed(request.name(), instances) : zone, request.name());
             StoredInstance existing = instances.get(id);
             if (existing == null) {
                 requireNameFree(request.name(), id, instances);
@@ -86,8 +91,8 @@ public final class FakeProvider implements Provider {
             }
             if (!existing.managed()) {
                 throw new ProviderException(ErrorKind.PERMANENT, Operation.CREATE, entry, id, "an instance named '"
-                        + request.name() + "' already exists in zone '" + zone + "' but was not created by this"
-                        + " platform: delete it yourself or choose another name");
+                        + request.name() + "' already exists in zone '" + ProviderIds.zoneOf(id) + "' but was not"
+                        + " created by this platform: delete it yourself or choose another name");
             }
             scope.requireThisEntry(existing, Operation.CREATE);
             if (existing.stopped()) {
@@ -95,6 +100,51 @@ public final class FakeProvider implements Provider {
             }
             return id;
         });
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The zone with the fewest of this entry's instances, then the first configured; the fake
+     * has no capacity to run out of.
+     */
+    @Override
+    public List<ZoneChoice> place(List<Placement> asked, Deadline deadline) {
+        deadline.check(Operation.PLACE, entry, "");
+        for (Placement placement : asked) {
+            placements.zoneFor(new CreateRequest("placement", "placement", placement, ""));
+        }
+        Map<String, Integer> counts = counts(store.read(new StoreCall(Operation.PLACE, "", deadline)));
+        List<ZoneChoice> choices = new ArrayList<>();
+        for (Placement placement : asked) {
+            String zone = placement.zone().isEmpty() ? fewest(counts) : placement.zone();
+            choices.add(new ZoneChoice(zone, placement.zone().isEmpty() ? "fewest instances of entry '" + entry
+                    + "' " + counts : "named"));
+            counts.merge(zone, 1, Integer::sum);
+        }
+        return List.copyOf(choices);
+    }
+
+    /** The zone of this entry's instance of {@code name}, else the one {@link #place} would choose. */
+    private String placed(String name, Map<String, StoredInstance> instances) {
+        for (StoredInstance other : instances.values()) {
+            if (other.name().equals(name) && scope.lists(other)) {
+                return other.zone();
+            }
+        }
+        return fewest(counts(instances));
+    }
+
+    private Map<String, Integer> counts(Map<String, StoredInstance> instances) {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        placements.zones().forEach(zone -> counts.put(zone, 0));
+        instances.values().stream().filter(scope::lists).forEach(instance -> counts.computeIfPresent(instance.zone(),
+                (zone, count) -> count + 1));
+        return counts;
+    }
+
+    private static String fewest(Map<String, Integer> counts) {
+        return counts.entrySet().stream().min(Map.Entry.comparingByValue()).orElseThrow().getKey();
     }
 
     /**

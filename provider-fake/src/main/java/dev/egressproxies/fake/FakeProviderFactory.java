@@ -82,6 +82,7 @@ public final class FakeProviderFactory implements ProviderFactory<FakeConfig> {
         }
         if (settings.zones().size() > 1) {
             capabilities.add(Capability.MULTIPLE_ZONES);
+            capabilities.add(Capability.PLACES_INSTANCES);
         }
         Supplier<ConformanceHarness.Entry> anotherEntry = null;
         if (settings.stateFile() != null) {

@@ -54,9 +54,8 @@ final class PlacementResolver {
 
     private String resolveZone(String zone, String name) {
         if (zone.isEmpty()) {
-            require(zones.size() == 1, name, "placement.zone is empty, but provider entry '" + entry + "' has "
-                    + zones.size() + " zones: set placement.zone to one of " + zones);
-            return zones.get(0);
+            // Among several zones, create places it (FakeProvider#place).
+            return zones.size() == 1 ? zones.get(0) : "";
         }
         require(zones.contains(zone), name, "placement.zone '" + zone + "' is not configured: use one of "
                 + zones + ", or add it to zones of provider entry '" + entry + "'");

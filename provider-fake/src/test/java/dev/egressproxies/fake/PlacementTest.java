@@ -34,13 +34,6 @@ class PlacementTest {
     }
 
     @Test
-    void emptyZoneIsRejectedWhenSeveralZonesAreConfigured() {
-        ProviderException error = createFails(request("proxy-1", new Placement("", "small", "debian-12")));
-
-        assertThat(error.detail()).contains("placement.zone is empty", "2 zones", "[zone-a, zone-b]");
-    }
-
-    @Test
     void unknownMachineTypeListsTheConfiguredOnes() {
         ProviderException error = createFails(request("proxy-1", new Placement("zone-a", "huge", "debian-12")));
 

@@ -13,6 +13,7 @@ import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.api.ZoneChoice;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -162,13 +163,27 @@ class ZonesAndPlacementTest {
     }
 
     @Test
+    void emptyZoneAmongSeveralGoesToTheZoneWithFewestInstancesOfTheEntry() {
+        FakeProvider provider = twoZones();
+        Placement anyZone = new Placement("", "small", "debian-12");
+
+        String first = provider.create(request("proxy-1", anyZone), deadline());
+        String second = provider.create(request("proxy-2", anyZone), deadline());
+
+        assertThat(List.of(first, second)).containsExactly("zone-a/proxy-1", "zone-b/proxy-2");
+        assertThat(provider.create(request("proxy-1", anyZone), deadline())).as("the name, where it is")
+                .isEqualTo(first);
+        assertThat(provider.place(List.of(anyZone, anyZone, new Placement("zone-b", "small", "debian-12")),
+                deadline())).extracting(ZoneChoice::zone).containsExactly("zone-a", "zone-b", "zone-b");
+    }
+
+    @Test
     void validateRejectsWhatCreateRejectsWithTheSameError() {
         FakeProvider provider = twoZones();
         List<CreateRequest> rejected = List.of(
                 request("proxy-1", new Placement("zone-z", "small", "debian-12")),
                 request("proxy-1", new Placement("zone-a", "huge", "debian-12")),
                 request("proxy-1", new Placement("zone-a", "small", "plan9")),
-                request("proxy-1", new Placement("", "small", "debian-12")),
                 request("Proxy_1", IN_A),
                 new CreateRequest("proxy-1", "", IN_A, ""));
 

@@ -34,10 +34,10 @@ public record EntrySettings(String entry, List<HostSettings> hosts, Map<String, 
         hosts = List.copyOf(hosts);
         machineTypes = Collections.unmodifiableMap(new LinkedHashMap<>(machineTypes));
         if (claimsHost == null || claimsHost.isEmpty()) {
-            claimsHost = hosts.get(0).name();
+            claimsHost = hosts.isEmpty() ? "" : hosts.get(0).name();
         }
         String named = claimsHost;
-        if (hosts.stream().noneMatch(host -> host.name().equals(named))) {
+        if (!hosts.isEmpty() && hosts.stream().noneMatch(host -> host.name().equals(named))) {
             throw new IllegalArgumentException("claimsHost '" + claimsHost + "' is not a host of provider entry '"
                     + entry + "': name one of " + hosts.stream().map(HostSettings::name).toList()
                     + ", or leave it out to use the first");

@@ -84,8 +84,10 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
      */
     @Override
     public String create(CreateRequest request, Deadline deadline) {
-        resolve(request, Optional.empty(), deadline);
-        Call call = new Call(entry(), Operation.CREATE, request.name(), deadline);
+        InstanceCreator.Target<I> checked = resolve(request, Optional.empty(), deadline);
+        boolean toPlace = request.placement().zone().isEmpty() && settings.hosts().size() > 1;
+        Call call = new Call(entry(), Operation.CREATE, toPlace ? request.name()
+                : new ProviderId(checked.host().name(), request.name()).toString(), deadline);
         // Keyed by name, not ID: a name is one instance across the entry's hosts.
         return instanceLocks.withLock(request.name(), call, "another create or delete of " + request.name(),
                 () -> claims.underClaim(request.name(), call, "creating or deleting " + request.name(),
@@ -121,7 +123,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
     public List<ZoneChoice> place(List<Placement> placements, Deadline deadline) {
         Call call = new Call(entry(), Operation.PLACE, "", deadline);
         for (Placement asked : placements) {
-            resolve(new CreateRequest("placement", "", asked, ""), Optional.empty(), deadline);
+            resolve(asked, Optional.empty(), call);
         }
         if (settings.hosts().size() == 1) {
             String only = settings.hosts().get(0).name();
@@ -263,16 +265,19 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
     private InstanceCreator.Target<I> resolve(CreateRequest request, Optional<HostSettings> chosen,
                                               Deadline deadline) {
         request.validate(entry());
-        Call call = new Call(entry(), Operation.CREATE, request.name(), deadline);
-        HostSettings host = chosen.orElseGet(() -> hostForZone(request.placement().zone(), call));
-        String typeName = request.placement().machineType();
+        return resolve(request.placement(), chosen, new Call(entry(), Operation.CREATE, request.name(), deadline));
+    }
+
+    private InstanceCreator.Target<I> resolve(Placement placement, Optional<HostSettings> chosen, Call call) {
+        HostSettings host = chosen.orElseGet(() -> hostForZone(placement.zone(), call));
+        String typeName = placement.machineType();
         MachineSize machineType = settings.machineTypes().get(typeName);
         if (machineType == null) {
             throw call.permanent("placement.machineType '" + typeName + "' is not configured: use one of "
                     + settings.machineTypes().keySet() + ", or add it to machineTypes of provider entry '" + entry()
                     + "'");
         }
-        return new InstanceCreator.Target<>(host, machineType, images.resolve(request.placement().image(), host, call));
+        return new InstanceCreator.Target<>(host, machineType, images.resolve(placement.image(), host, call));
     }
 
     private HostSettings hostForZone(String zone, Call call) {

@@ -35,10 +35,14 @@ class PlacementAndIdTest {
     }
 
     @Test
-    void anEmptyZoneWithSeveralHostsIsRejected() {
-        ProviderException error = rejectedCreate(new Placement("", "small", EngineFixture.IMAGE));
+    void anEmptyZoneWithSeveralHostsIsValidAndPlaced() {
+        fixture.cacheBaseImage();
+        CreateRequest request = Requests.request("proxy-1", new Placement("", "small", EngineFixture.IMAGE));
+        fixture.engine.validate(request);
 
-        assertThat(error.detail()).contains("placement.zone is empty", "has 2 hosts", "[host-1, host-2]");
+        String id = fixture.engine.create(request, Requests.deadline());
+
+        assertThat(id).isIn("host-1/proxy-1", "host-2/proxy-1");
     }
 
     @Test
@@ -106,10 +110,13 @@ class PlacementAndIdTest {
     }
 
     @Test
-    void callsGoToTheHostTheIdNames() {
+    void callsGoToTheHostTheIdNamesAndTheClaimsHost() {
         fixture.engine.delete("host-2/proxy-1", Requests.deadline());
 
-        assertThat(fixture.connections.endpoints()).singleElement().satisfies(endpoint -> {
+        assertThat(fixture.connections.endpoints()).extracting(endpoint -> endpoint.name())
+                .as("the host of the ID, and host-1 for the name's claim").containsOnly("host-1", "host-2");
+        assertThat(fixture.connections.endpoints()).filteredOn(endpoint -> endpoint.name().equals("host-2"))
+                .singleElement().satisfies(endpoint -> {
             assertThat(endpoint.name()).isEqualTo("host-2");
             assertThat(endpoint.port()).isEqualTo(2222);
             assertThat(endpoint.user()).isEqualTo("root");

@@ -48,6 +48,7 @@ public final class FakeLibvirtHost implements LibvirtHost {
     private static final Pattern METADATA = Pattern.compile("<metadata>\\s*(.*?)\\s*</metadata>", Pattern.DOTALL);
     // Quote style and units as any writer of libvirt XML may choose them.
     private static final Pattern SOURCE_FILE = Pattern.compile("<source file=[\"']([^\"']*)[\"']\\s*/>");
+    private static final Pattern MEMORY = Pattern.compile("<memory unit=[\"'](KiB|MiB)[\"']>(\\d+)</memory>");
     private static final Pattern CAPACITY =
             Pattern.compile("<capacity unit=[\"'](bytes|KiB|MiB|GiB)[\"']>(\\d+)</capacity>");
 
@@ -114,6 +115,7 @@ public final class FakeLibvirtHost implements LibvirtHost {
     private final List<String> callLog = new ArrayList<>();
     private final List<String> linkCalls = new CopyOnWriteArrayList<>();
     private final Set<String> missingInterfaces = new HashSet<>();
+    private long memoryBytes = 16L << 30;
     private final Map<String, String> domainCapabilities = new HashMap<>(Map.of(
             "kvm", domainCapabilitiesXml("kvm"), "qemu", domainCapabilitiesXml("qemu")));
 
@@ -126,6 +128,12 @@ public final class FakeLibvirtHost implements LibvirtHost {
     /** The host's name, as its host info reports it. */
     public String hostName() {
         return hostName;
+    }
+
+    /** Sets the memory the host reports (16 GiB unless set). */
+    public synchronized FakeLibvirtHost withMemory(long bytes) {
+        memoryBytes = bytes;
+        return this;
     }
 
     /** Adds a running, empty pool. */
@@ -182,6 +190,11 @@ public final class FakeLibvirtHost implements LibvirtHost {
         volume.content = content.clone();
         requirePoolRecord(pool).put(name, volume);
         return volume;
+    }
+
+    /** Removes a volume, as another process would. */
+    public synchronized void removeVolume(String pool, String name) {
+        pools.get(pool).remove(name);
     }
 
     /** Defines a domain directly, as someone working on the host by hand or an earlier create would. */
@@ -559,6 +572,23 @@ public final class FakeLibvirtHost implements LibvirtHost {
             pools.get(((VolumeHandle) handle).pool()).remove(handle.name());
         }
         afterCall("deleteVolume");
+    }
+
+    @Override
+    public synchronized long memoryBytes() {
+        enter("memoryBytes");
+        return memoryBytes;
+    }
+
+    @Override
+    public synchronized long domainMemoryBytes(Domain domain) {
+        enter("domainMemoryBytes");
+        Matcher memory = MEMORY.matcher(requireDomain(domain).xml);
+        if (!memory.find()) {
+            return 0;
+        }
+        long amount = Long.parseLong(memory.group(2));
+        return "MiB".equals(memory.group(1)) ? amount << 20 : amount << 10;
     }
 
     @Override
