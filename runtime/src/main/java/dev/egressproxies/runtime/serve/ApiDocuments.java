@@ -69,7 +69,7 @@ final class ApiDocuments {
             ArrayNode hosts = entry.putArray("hosts");
             view.hosts().forEach(host -> hosts.addObject().put("zone", host.zone()).put("up", host.up())
                     .put("checkedAt", time(host.checkedAt())).put("downSince", time(host.downSince()))
-                    .put("error", host.error()));
+                    .put("error", host.error()).put("cordoned", host.cordoned()));
         }
         return document;
     }

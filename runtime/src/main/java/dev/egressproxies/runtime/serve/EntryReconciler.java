@@ -56,6 +56,8 @@ final class EntryReconciler {
     private final DeletionGuard guard;
     private final Planner planner = new Planner();
     private final Map<String, HostView> hosts = new LinkedHashMap<>();
+    /** The cordoned hosts as last read; guarded by {@link #hosts}. */
+    private Set<String> cordoned = Set.of();
     private final Object passLock = new Object();
     private volatile List<ResolvedProxy> desired = List.of();
     private volatile int managed;
@@ -216,6 +218,7 @@ final class EntryReconciler {
                 listings.put(zone, context.listing().submit(() -> provider.listManaged(zone, deadline())));
             }
         }
+        readCordons(zones);
         List<String> down = new ArrayList<>();
         for (Map.Entry<String, Future<List<Instance>>> listing : listings.entrySet()) {
             String zone = listing.getKey();
@@ -240,14 +243,31 @@ final class EntryReconciler {
         return Deadline.after(context.listBudget());
     }
 
+    /** The cordoned hosts of an entry with several, for status; the last known ones when they cannot be read. */
+    private void readCordons(List<String> zones) {
+        if (zones.size() < 2) {
+            return;
+        }
+        try {
+            Set<String> now = provider.cordonedZones(deadline());
+            synchronized (hosts) {
+                cordoned = Set.copyOf(now);
+            }
+        } catch (ProviderException unreadable) {
+            // The listing of the claims host reports the link; the cordons stay as last read.
+        }
+    }
+
     private void hostAnswered(String zone, String error) {
         Instant now = context.clock().instant();
         HostView before;
         HostView after;
         synchronized (hosts) {
             before = hosts.get(zone);
-            after = error == null ? new HostView(zone, true, now, null, null)
-                    : new HostView(zone, false, now, before != null && !before.up() ? before.downSince() : now, error);
+            boolean marked = cordoned.contains(zone);
+            after = error == null ? new HostView(zone, true, now, null, null, marked)
+                    : new HostView(zone, false, now, before != null && !before.up() ? before.downSince() : now, error,
+                            marked);
             hosts.put(zone, after);
         }
         context.metrics().hostLink(entry, zone, after.up());

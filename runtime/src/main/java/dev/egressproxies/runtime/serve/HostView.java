@@ -11,6 +11,8 @@ import java.time.Instant;
  * @param checkedAt when it was last listed, or null before the first listing
  * @param downSince when it stopped answering, or null while up
  * @param error     why the last listing failed, or null
+ * @param cordoned  whether the host is cordoned: no new proxy lands there
  */
-public record HostView(String zone, boolean up, Instant checkedAt, Instant downSince, String error) {
+public record HostView(String zone, boolean up, Instant checkedAt, Instant downSince, String error,
+                       boolean cordoned) {
 }
