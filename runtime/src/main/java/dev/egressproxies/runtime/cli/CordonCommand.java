@@ -30,7 +30,7 @@ final class CordonCommand implements Callable<Integer> {
     static int mark(Session session, HostReference reference, boolean cordoned) {
         Provider provider = session.provider(reference.entry());
         reference.requireZoneOf(provider);
-        provider.cordon(reference.zone(), cordoned, session.deadline());
+        reference.cordon(provider, cordoned, session.deadline());
         Printer printer = session.printer();
         if (printer.json()) {
             printer.print(printer.object().put("entry", reference.entry()).put("host", reference.zone())

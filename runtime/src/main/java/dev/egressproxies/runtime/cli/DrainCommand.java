@@ -59,7 +59,7 @@ final class DrainCommand implements Callable<Integer> {
         requireMovable(reference, onHost, wanted);
 
         Printer printer = session.printer();
-        provider.cordon(reference.zone(), true, session.deadline());
+        reference.cordon(provider, true, session.deadline());
         printer.note("egressctl: cordoned " + reference + "; moving " + onHost.size() + " proxies, one at a time");
         List<String[]> moved = new ArrayList<>();
         for (Instance instance : onHost) {

@@ -1,6 +1,8 @@
 package dev.egressproxies.runtime.cli;
 
+import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Provider;
+import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.runtime.config.ConfigException;
 
 /**
@@ -26,6 +28,21 @@ record HostReference(String entry, String zone) {
                     + provider.zones());
         }
         return this;
+    }
+
+    /**
+     * Sets or lifts the cordon of this host; a backend without cordons (the API's default, which
+     * cannot know the entry's name) is refused naming the entry.
+     */
+    void cordon(Provider provider, boolean cordoned, Deadline deadline) {
+        try {
+            provider.cordon(zone, cordoned, deadline);
+        } catch (ProviderException refused) {
+            if (!refused.entry().isEmpty()) {
+                throw refused;
+            }
+            throw new ProviderException(refused.kind(), refused.operation(), entry, "", refused.detail(), refused);
+        }
     }
 
     @Override

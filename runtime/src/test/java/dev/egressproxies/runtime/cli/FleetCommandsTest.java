@@ -56,7 +56,7 @@ class FleetCommandsTest {
         CommandLineHarness.Result result = egressctl.run("cordon", "lab/zone-a");
 
         assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCode.of(ErrorKind.PERMANENT));
-        assertThat(result.err()).contains("cannot cordon zones");
+        assertThat(result.err()).contains("cordon on provider entry 'lab': this backend", "cannot cordon zones");
     }
 
     @Test
