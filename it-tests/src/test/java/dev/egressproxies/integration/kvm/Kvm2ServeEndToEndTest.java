@@ -38,6 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  *       (not even a proxy undefined on the host that answers); once sshd is back, the host shows
  *       up and the entry converges; no proxy name exists on both hosts at any time;</li>
  *   <li>{@code egressctl list} works beside the running serve;</li>
+ *   <li>{@code drain} while serve runs: serve places proxies without zone around a cordon, never
+ *       puts one back on the drained host, and shows the cordon in {@code /v1/entries};</li>
  *   <li>SIGTERM while a create fetches its image slowly: serve exits 0 within the grace period
  *       plus its clean-up allowance, leaves no domain, overlay or seed, and {@code apply} converges
  *       afterwards.</li>
@@ -223,6 +225,54 @@ class Kvm2ServeEndToEndTest {
         }
     }
 
+    /**
+     * {@code drain} while {@code serve} keeps a set of three proxies without zone in force: serve
+     * places them around a cordon, drain moves them to the other host one at a time, serve never
+     * puts one back on the drained host, shows its cordon, and no name is on both hosts at once.
+     */
+    @Test
+    void drainMovesProxiesWhileServeRunsAndServeHonoursTheCordon() throws Exception {
+        Map<String, String> proxies = new LinkedHashMap<>();
+        for (String suffix : List.of("-p", "-q", "-r")) {
+            proxies.put(entry + suffix, "");
+        }
+        Setup setup = setUp(KvmTestConfig.kvm2().entry(entry).secondHost(), proxies, KvmTestConfig.IMAGE);
+        String drained = entry + "/" + KvmTestConfig.HOST;
+        String other = entry + "/" + KvmTestConfig.HOST2;
+        EgressctlProcess.Result cordoned = setup.egressctl.run("cordon", other);
+        assertThat(cordoned.exitCode()).as(cordoned.toString()).isZero();
+        try (DuplicateWatch duplicates = DuplicateWatch.start(stack, entry);
+             ServeProcess serve = ServeProcess.start(setup.egressctl, "serve", "-f", setup.set.toString(),
+                     "--listen", "127.0.0.1:0", "--resync", RESYNC, "--grace", "30s")) {
+            Map<String, String> onFirst = new LinkedHashMap<>();
+            proxies.keySet().forEach(name -> onFirst.put(name, KvmTestConfig.HOST));
+            awaitAllProvisioning(serve, onFirst);
+            serve.await("/v1/entries", CONVERGE, "the second host shown cordoned",
+                    doc -> host(doc, KvmTestConfig.HOST2).path("cordoned").asBoolean(false));
+            EgressctlProcess.Result uncordoned = setup.egressctl.run("uncordon", other);
+            assertThat(uncordoned.exitCode()).as(uncordoned.toString()).isZero();
+
+            long started = System.nanoTime();
+            EgressctlProcess.Result drain = setup.egressctl.run("drain", drained, "-f", setup.set.toString());
+            log("drain of %s with serve running: %d ms, exit %d", drained, millisSince(started), drain.exitCode());
+
+            assertThat(drain.exitCode()).as(drain.toString()).isZero();
+            assertThat(drain.out()).contains("drained " + drained + ": 3 proxies moved");
+            Map<String, String> onSecond = new LinkedHashMap<>();
+            proxies.keySet().forEach(name -> onSecond.put(name, KvmTestConfig.HOST2));
+            awaitAllProvisioning(serve, onSecond);
+            serve.await("/v1/entries", CONVERGE, "the drained host shown cordoned",
+                    doc -> host(doc, KvmTestConfig.HOST).path("cordoned").asBoolean(false));
+            // Two more resyncs: serve leaves the proxies where drain put them and the drained host empty.
+            Thread.sleep(12_000);
+            assertThat(StackHypervisors.virsh(stack, KvmTestConfig.HOST).domainsNamed(entry))
+                    .as("domains of the entry on the drained host").isEmpty();
+            assertThat(StackHypervisors.virsh(stack, KvmTestConfig.HOST2).domainsNamed(entry))
+                    .as("domains of the entry on the other host").hasSize(3);
+            assertThat(duplicates.seen()).as("names on both hosts at once (%d polls)", duplicates.polls()).isEmpty();
+        }
+    }
+
     private record Setup(EgressctlProcess egressctl, Path set) {
     }
 
@@ -233,7 +283,7 @@ class Kvm2ServeEndToEndTest {
                 .with("EGRESS_CONFIG", configFile.toString()).withTimeout(Duration.ofMinutes(3));
         StringBuilder set = new StringBuilder("proxies:\n");
         proxies.forEach((name, host) -> set.append("  - {name: ").append(name).append(", provider: ").append(entry)
-                .append(", zone: ").append(host).append(", machineType: ").append(KvmTestConfig.MACHINE_TYPE)
+                .append(host.isEmpty() ? "" : ", zone: " + host).append(", machineType: ").append(KvmTestConfig.MACHINE_TYPE)
                 .append(", image: ").append(image).append("}\n"));
         return new Setup(egressctl, Files.writeString(work.resolve("proxies.yaml"), set.toString()));
     }
