@@ -5,7 +5,7 @@ import dev.egressproxies.runtime.output.Printer;
 import dev.egressproxies.runtime.wiring.Session;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.ParentCommand;
 
 /**
@@ -18,12 +18,12 @@ final class CordonCommand implements Callable<Integer> {
     @ParentCommand
     RootCommand root;
 
-    @Parameters(index = "0", paramLabel = "ENTRY/HOST", description = "The entry and one of its hosts (zones).")
-    String host;
+    @Mixin
+    HostReference.Argument host;
 
     @Override
     public Integer call() {
-        return mark(root.session(), HostReference.parse(host), true);
+        return mark(root.session(), host.parse(), true);
     }
 
     /** Sets or lifts the cordon and says so. */
@@ -48,12 +48,12 @@ final class CordonCommand implements Callable<Integer> {
         @ParentCommand
         RootCommand root;
 
-        @Parameters(index = "0", paramLabel = "ENTRY/HOST", description = "The entry and one of its hosts (zones).")
-        String host;
+        @Mixin
+        HostReference.Argument host;
 
         @Override
         public Integer call() {
-            return mark(root.session(), HostReference.parse(host), false);
+            return mark(root.session(), host.parse(), false);
         }
     }
 }

@@ -21,7 +21,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.ParentCommand;
 
 /**
@@ -37,8 +37,8 @@ final class DrainCommand implements Callable<Integer> {
     @ParentCommand
     RootCommand root;
 
-    @Parameters(index = "0", paramLabel = "ENTRY/HOST", description = "The entry and one of its hosts (zones).")
-    String host;
+    @Mixin
+    HostReference.Argument host;
 
     @Option(names = {"-f", "--file"}, paramLabel = "FILE", required = true,
             description = "The desired set that describes the host's proxies (as apply takes it).")
@@ -47,7 +47,7 @@ final class DrainCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Session session = root.session();
-        HostReference reference = HostReference.parse(host);
+        HostReference reference = host.parse();
         Provider provider = session.provider(reference.entry());
         reference.requireZoneOf(provider);
         DesiredState desired = new ProxySetLoader().load(file, session.entries()::provider);

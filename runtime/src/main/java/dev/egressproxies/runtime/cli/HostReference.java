@@ -4,6 +4,7 @@ import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.runtime.config.ConfigException;
+import picocli.CommandLine.Parameters;
 
 /**
  * A host of an entry as {@code cordon}, {@code uncordon} and {@code drain} take it: {@code ENTRY/HOST},
@@ -42,6 +43,16 @@ record HostReference(String entry, String zone) {
                 throw refused;
             }
             throw new ProviderException(refused.kind(), refused.operation(), entry, "", refused.detail(), refused);
+        }
+    }
+
+    /** The {@code ENTRY/HOST} parameter of cordon, uncordon and drain. */
+    static final class Argument {
+        @Parameters(index = "0", paramLabel = "ENTRY/HOST", description = "The entry and one of its hosts (zones).")
+        String text;
+
+        HostReference parse() {
+            return HostReference.parse(text);
         }
     }
 

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Deadline;
-import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.Placement;
-import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ZoneChoice;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +22,7 @@ class PlanPlacementTest {
                 new PlanStep(PlanStep.Action.CREATE, "lab", "three", "", request("three", "")),
                 new PlanStep(PlanStep.Action.DELETE, "lab", "old", "zone-a/old", null)), 2);
 
-        Plan placed = new PlanPlacement(entry -> new Placing(), Deadline::none).place(plan);
+        Plan placed = new PlanPlacement(entry -> placing(), Deadline::none).place(plan);
 
         assertThat(asked).singleElement().satisfies(placements -> assertThat(placements)
                 .extracting(Placement::zone).containsExactly("", ""));
@@ -40,7 +38,7 @@ class PlanPlacementTest {
         Plan plan = new Plan(List.of(new PlanStep(PlanStep.Action.CREATE, "lab", "two", "",
                 request("two", "zone-a"))), 0);
 
-        assertThat(new PlanPlacement(entry -> new Placing(), Deadline::none).place(plan)).isSameAs(plan);
+        assertThat(new PlanPlacement(entry -> placing(), Deadline::none).place(plan)).isSameAs(plan);
         assertThat(asked).isEmpty();
     }
 
@@ -59,35 +57,14 @@ class PlanPlacementTest {
     }
 
     /** Chooses zone-b, zone-c, ... in turn, with reasons "because 1", "because 2", ... */
-    private final class Placing implements Provider {
-        @Override
-        public List<ZoneChoice> place(List<Placement> placements, Deadline deadline) {
+    private RecordingProvider placing() {
+        return new RecordingProvider("lab", "zone-a", "zone-b", "zone-c").placing(placements -> {
             asked.add(placements);
             List<ZoneChoice> choices = new ArrayList<>();
             for (int index = 0; index < placements.size(); index++) {
                 choices.add(new ZoneChoice("zone-" + (char) ('b' + index), "because " + (index + 1)));
             }
             return choices;
-        }
-
-        @Override
-        public String create(CreateRequest request, Deadline deadline) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Instance get(String id, Deadline deadline) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void delete(String id, Deadline deadline) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public List<Instance> listManaged(Deadline deadline) {
-            return List.of();
-        }
+        });
     }
 }

@@ -9,10 +9,12 @@ import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.api.ZoneChoice;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * A provider for the apply tests that records the calls made to it, fails the calls it is told to,
@@ -23,6 +25,7 @@ final class RecordingProvider implements Provider {
     private final Set<String> zones;
     private final List<String> calls = new ArrayList<>();
     private final Set<String> failing = new HashSet<>();
+    private Function<List<Placement>, List<ZoneChoice>> placing;
 
     RecordingProvider(String entry, String... zones) {
         this.entry = entry;
@@ -32,6 +35,12 @@ final class RecordingProvider implements Provider {
     /** Makes calls of this form ({@code create NAME} or {@code delete ID}) fail TRANSIENT. */
     RecordingProvider failing(String call) {
         failing.add(call);
+        return this;
+    }
+
+    /** Answers {@link #place} with {@code placing}, recording {@code place N} for N placements. */
+    RecordingProvider placing(Function<List<Placement>, List<ZoneChoice>> placing) {
+        this.placing = placing;
         return this;
     }
 
@@ -54,6 +63,15 @@ final class RecordingProvider implements Provider {
         validate(request);
         record("create " + request.name() + "@" + request.placement().zone());
         return request.placement().zone() + "/" + request.name();
+    }
+
+    @Override
+    public List<ZoneChoice> place(List<Placement> placements, Deadline deadline) {
+        if (placing == null) {
+            return Provider.super.place(placements, deadline);
+        }
+        record("place " + placements.size());
+        return placing.apply(placements);
     }
 
     @Override
