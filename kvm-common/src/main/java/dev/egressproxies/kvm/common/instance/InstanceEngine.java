@@ -121,7 +121,8 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
     public List<ZoneChoice> place(List<Placement> placements, Deadline deadline) {
         Call call = new Call(entry(), Operation.PLACE, "", deadline);
         for (Placement asked : placements) {
-            resolve(new CreateRequest("placement", "", asked, ""), Optional.empty(), deadline);
+            // Checks the placement only: a stand-in name and uid, since validate refuses an empty uid.
+            resolve(new CreateRequest("placement", "placement", asked, ""), Optional.empty(), deadline);
         }
         if (settings.hosts().size() == 1) {
             String only = settings.hosts().get(0).name();
