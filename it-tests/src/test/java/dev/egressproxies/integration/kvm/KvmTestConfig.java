@@ -53,6 +53,8 @@ final class KvmTestConfig {
     private final Map<String, String> images = new LinkedHashMap<>();
     private final Map<String, String> extraSettings = new LinkedHashMap<>();
     private final Map<String, String> extraHostSettings = new LinkedHashMap<>();
+    /** Settings of one host only, by host name; they win over {@link #extraHostSettings}. */
+    private final Map<String, Map<String, String>> oneHostSettings = new LinkedHashMap<>();
     private final Map<String, String> machineTypes = new LinkedHashMap<>();
 
     private KvmTestConfig(TestStack stack, String type, String entry) {
@@ -114,6 +116,18 @@ final class KvmTestConfig {
      */
     KvmTestConfig hostSetting(String key, String yamlValue) {
         extraHostSettings.put(key, yamlValue);
+        return this;
+    }
+
+    /**
+     * Adds or replaces a setting of the one host {@code host} ({@value #HOST} or {@value #HOST2}),
+     * such as {@code pool: "small"}; it wins over {@link #hostSetting(String, String)}.
+     */
+    KvmTestConfig hostSetting(String host, String key, String yamlValue) {
+        if (!host.equals(HOST) && !host.equals(HOST2)) {
+            throw new IllegalArgumentException("'" + host + "' is not a host of the stack (" + HOST + ", " + HOST2 + ")");
+        }
+        oneHostSettings.computeIfAbsent(host, name -> new LinkedHashMap<>()).put(key, yamlValue);
         return this;
     }
 
@@ -231,6 +245,7 @@ final class KvmTestConfig {
         host.put("bridge", quoted(stack.bridge()));
         host.put("domainType", stack.value("EGRESS_TEST_DOMAIN_TYPE"));
         host.putAll(extraHostSettings);
+        host.putAll(oneHostSettings.getOrDefault(name, Map.of()));
         host.forEach((key, value) -> yaml.append("        ").append(key).append(": ").append(value).append('\n'));
     }
 

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# What an entry with several hosts costs a create (issue #37): times whole `egressctl create`
+# processes of a cached image on the test stack and prints medians and ratios, all in one run.
+# Nothing is asserted: the machine may be loaded, so read ratios.
+#
+# Usage: scripts/bench-fleet.sh [--runs N] [--egressctl PATH]
+#   one-host  create on a kvm2 entry with one host: no name claim (the anchor)
+#   zone      create --zone hv-1 on a kvm2 entry with two hosts (the stack's two libvirtds): the
+#             name claim taken and released on the claims host (hv-1), the name looked up on hv-2
+#   placed    create without --zone on that entry: the hosts surveyed and one chosen, then as zone
+# Each case: one warm-up run, then N runs (default 10), alternating between the cases run by run;
+# after each run the instance is removed behind egressctl's back (virsh), so every create is fresh
+# and every placement sees the entry empty. Wall and CPU (user + system) of the process, medians.
+# The image's base volumes are fetched before the measurement, on both hosts, so every create
+# finds its base cached. Needs the test stack (`scripts/test-stack.sh up`, as root); removes every
+# domain and volume it makes, also when interrupted.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd -P)
+
+runs=10
+egressctl="$root/runtime/target/egressctl/bin/egressctl"
+while [ $# -gt 0 ]; do
+  case $1 in
+    --runs) runs=$2; shift 2 ;;
+    --egressctl) egressctl=$2; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "bench-fleet: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "bench-fleet: --runs must be a positive number" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "bench-fleet: needs python3 to time the runs (Debian package 'python3')" >&2; exit 2; }
+env_file=${EGRESS_TEST_STACK_DIR:-/tmp/egress-test-stack}/env
+[ -f "$env_file" ] || { echo "bench-fleet: the test stack is not up (scripts/test-stack.sh up, as root)" >&2; exit 2; }
+# shellcheck source=/dev/null
+. "$env_file"
+if [ ! -x "$egressctl" ]; then
+  "$root/egressctl" --version >/dev/null
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/egress-bench-fleet.XXXXXX")
+# Domain names are unique per libvirtd, not per entry: every instance starts with $prefix.
+prefix="bench-fleet-$$"
+one="$prefix-one-host"
+two="$prefix-two-hosts"
+config="$work/egress.yaml"
+uris=(qemu:///system "$EGRESS_TEST_HOST2_LIBVIRT_URI")
+
+on() { local uri=$1; shift; virsh -q -c "$uri" "$@"; }
+
+# remove_instance ENTRY NAME: the domain on either host, its overlay and seed (ENTRY+NAME.*).
+remove_instance() {
+  local entry=$1 name=$2 uri volume
+  for uri in "${uris[@]}"; do
+    if on "$uri" dominfo "$name" >/dev/null 2>&1; then
+      on "$uri" destroy "$name" >/dev/null 2>&1 || true
+      on "$uri" undefine "$name" --nvram >/dev/null
+    fi
+    for volume in $(on "$uri" vol-list "$EGRESS_TEST_POOL" | awk '{print $1}' | grep -F "$entry+$name." || true); do
+      on "$uri" vol-delete --pool "$EGRESS_TEST_POOL" "$volume" >/dev/null
+    done
+  done
+}
+
+# Everything the run made: its domains, and the entries' volumes (instances, bases, claims, cordons).
+cleanup() {
+  local uri domain volume
+  for uri in "${uris[@]}"; do
+    for domain in $(on "$uri" list --all --name 2>/dev/null | grep "^$prefix-" || true); do
+      on "$uri" destroy "$domain" >/dev/null 2>&1 || true
+      on "$uri" undefine "$domain" --nvram >/dev/null 2>&1 || true
+    done
+    for volume in $(on "$uri" vol-list "$EGRESS_TEST_POOL" 2>/dev/null | awk '{print $1}' | grep "^$prefix-" || true); do
+      on "$uri" vol-delete --pool "$EGRESS_TEST_POOL" "$volume" >/dev/null 2>&1 || true
+    done
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# host NAME PORT SOCKET: one host of the stack, as a flow mapping.
+host() {
+  echo "      - {name: $1, address: $EGRESS_TEST_SSH_HOST, port: $2, user: $EGRESS_TEST_SSH_USER, socket: $3,"
+  echo "         pool: $EGRESS_TEST_POOL, bridge: $EGRESS_TEST_BRIDGE, domainType: $EGRESS_TEST_DOMAIN_TYPE}"
+}
+# entry NAME HOSTS...: a kvm2 entry on those of the stack's hosts (hv-1, hv-2).
+entry() {
+  local name=$1
+  shift
+  echo "  - name: $name"
+  echo "    type: kvm2"
+  echo "    sshKeyFile: $EGRESS_TEST_SSH_KEY"
+  echo "    knownHostsFile: $EGRESS_TEST_KNOWN_HOSTS"
+  echo "    hosts:"
+  local h
+  for h in "$@"; do
+    case $h in
+      hv-1) host hv-1 "$EGRESS_TEST_SSH_PORT" "$EGRESS_TEST_LIBVIRT_SOCKET" ;;
+      hv-2) host hv-2 "$EGRESS_TEST_HOST2_SSH_PORT" "$EGRESS_TEST_HOST2_LIBVIRT_SOCKET" ;;
+    esac
+  done
+  echo "    machineTypes:"
+  echo "      small: {vcpus: 1, memoryMiB: 128}"
+  echo "    images:"
+  echo "      bench: {url: '$EGRESS_TEST_HTTP_URL/$EGRESS_TEST_IMAGE_QCOW2', sha256: $EGRESS_TEST_IMAGE_QCOW2_SHA256, firmware: bios}"
+  echo "    diskSizeGb: 2"
+}
+{
+  echo "providers:"
+  entry "$one" hv-1
+  entry "$two" hv-1 hv-2
+} >"$config"
+
+declare -A WALL CPU
+# timed FILE COMMAND: runs COMMAND (a string for sh) and appends "wall user system" in seconds to
+# FILE; the status is the command's.
+timed() {
+  python3 -c '
+import resource, subprocess, sys, time
+before = resource.getrusage(resource.RUSAGE_CHILDREN)
+start = time.perf_counter()
+status = subprocess.call(["sh", "-c", "exec " + sys.argv[2]])
+wall = time.perf_counter() - start
+after = resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(sys.argv[1], "a") as out:
+    out.write("%.6f %.6f %.6f\n" % (wall, after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime))
+sys.exit(status)' "$1" "$2"
+}
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+# measure RUNS NAME COMMAND [NAME COMMAND]...: as in bench-cli.sh: each COMMAND RUNS times plus one
+# warm-up, alternating run by run; BETWEEN_RUNS_NAME (NAME with - as _) is evaluated after each
+# run of NAME; WALL[NAME] and CPU[NAME] get the medians.
+measure() {
+  local count=$1 i pair name
+  shift
+  local -a names=() commands=()
+  while [ $# -gt 0 ]; do names+=("$1"); commands+=("$2"); shift 2; done
+  for name in "${names[@]}"; do : >"$work/$name.times" && : >"$work/$name.times.raw"; done
+  for ((i = 0; i <= count; i++)); do
+    for pair in "${!names[@]}"; do
+      name=${names[$pair]}
+      if ! timed "$work/$name.times.raw" "${commands[$pair]}" >"$work/$name.out" 2>"$work/$name.err"; then
+        echo "bench-fleet: '${commands[$pair]}' failed:" >&2
+        cat "$work/$name.err" >&2
+        exit 1
+      fi
+      if [ "$i" -gt 0 ]; then tail -n 1 "$work/$name.times.raw" >>"$work/$name.times"; fi
+      local between="BETWEEN_RUNS_${name//-/_}"
+      if [ -n "${!between:-}" ]; then eval "${!between}"; fi
+    done
+  done
+  for name in "${names[@]}"; do
+    WALL[$name]=$(awk '{print $1}' "$work/$name.times" | median)
+    CPU[$name]=$(awk '{print $2+$3}' "$work/$name.times" | median)
+    printf '  %-10s wall %7.3f s   cpu %7.3f s   (median of %d)\n' "$name" "${WALL[$name]}" "${CPU[$name]}" "$count"
+  done
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", (b > 0 ? a / b : 0) }'; }
+
+java_cmd="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+echo "bench-fleet: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $("$java_cmd" -version 2>&1 | head -1)"
+echo "egressctl: $egressctl"
+
+run() { "$egressctl" --config "$config" "$@"; }
+# The image's base on every host of each entry (bases are per entry), so no measured create fetches.
+echo "== fetching the image's base: $one on hv-1, $two on hv-1 and hv-2"
+run create "$prefix-warm" --provider "$one" --zone hv-1 --machine-type small --image bench >/dev/null
+remove_instance "$one" "$prefix-warm"
+for zone in hv-1 hv-2; do
+  run create "$prefix-warm" --provider "$two" --zone "$zone" --machine-type small --image bench >/dev/null
+  remove_instance "$two" "$prefix-warm"
+done
+
+echo "== create of a cached image, fresh process each, instance removed after each"
+egressctl_q=$(printf '%q --config %q' "$egressctl" "$config")
+BETWEEN_RUNS_one_host="remove_instance '$one' '$prefix-a'" \
+  BETWEEN_RUNS_zone="remove_instance '$two' '$prefix-b'" \
+  BETWEEN_RUNS_placed="remove_instance '$two' '$prefix-c'" \
+  measure "$runs" \
+  one-host "$egressctl_q create $prefix-a --provider $one --zone hv-1 --machine-type small --image bench" \
+  zone "$egressctl_q create $prefix-b --provider $two --zone hv-1 --machine-type small --image bench" \
+  placed "$egressctl_q create $prefix-c --provider $two --machine-type small --image bench"
+printf '  (a) two hosts, --zone hv-1 (name claim):          %6.3f s wall, %s of the one-host create (%.3f s); cpu %s\n' \
+  "${WALL[zone]}" "$(ratio "${WALL[zone]}" "${WALL[one-host]}")" "${WALL[one-host]}" \
+  "$(ratio "${CPU[zone]}" "${CPU[one-host]}")"
+printf '  (b) two hosts, no zone (placement + name claim):  %6.3f s wall, %s of the one-host create (%.3f s); cpu %s\n' \
+  "${WALL[placed]}" "$(ratio "${WALL[placed]}" "${WALL[one-host]}")" "${WALL[one-host]}" \
+  "$(ratio "${CPU[placed]}" "${CPU[one-host]}")"
+echo "  placed: the last run went to $(cat "$work/placed.out")"
