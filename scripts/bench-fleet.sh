@@ -3,11 +3,14 @@
 # processes of a cached image on the test stack and prints medians and ratios, all in one run.
 # Nothing is asserted: the machine may be loaded, so read ratios.
 #
-# Usage: scripts/bench-fleet.sh [--runs N] [--egressctl PATH]
+# Usage: scripts/bench-fleet.sh [--runs N] [--egressctl PATH] [--baseline PATH]
 #   one-host  create on a kvm2 entry with one host: no name claim (the anchor)
 #   zone      create --zone hv-1 on a kvm2 entry with two hosts (the stack's two libvirtds): the
 #             name claim taken and released on the claims host (hv-1), the name looked up on hv-2
 #   placed    create without --zone on that entry: the hosts surveyed and one chosen, then as zone
+#   before    with --baseline PATH, an egressctl built before name claims (for example from the
+#             commit before them, in a worktree: ./mvnw package): zone's create without the claim,
+#             so zone/before is what the claim alone costs
 # Each case: one warm-up run, then N runs (default 10), alternating between the cases run by run;
 # after each run the instance is removed behind egressctl's back (virsh), so every create is fresh
 # and every placement sees the entry empty. Wall and CPU (user + system) of the process, medians.
@@ -18,12 +21,14 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd -P)
 
 runs=10
+baseline=
 egressctl="$root/runtime/target/egressctl/bin/egressctl"
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
     --egressctl) egressctl=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --baseline) baseline=$2; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-fleet: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -173,17 +178,30 @@ done
 
 echo "== create of a cached image, fresh process each, instance removed after each"
 egressctl_q=$(printf '%q --config %q' "$egressctl" "$config")
+cases=(
+  one-host "$egressctl_q create $prefix-a --provider $one --zone hv-1 --machine-type small --image bench"
+  zone "$egressctl_q create $prefix-b --provider $two --zone hv-1 --machine-type small --image bench"
+  placed "$egressctl_q create $prefix-c --provider $two --machine-type small --image bench"
+)
+if [ -n "$baseline" ]; then
+  cases+=(before "$(printf '%q --config %q' "$baseline" "$config") create $prefix-d --provider $two --zone hv-1 --machine-type small --image bench")
+fi
 BETWEEN_RUNS_one_host="remove_instance '$one' '$prefix-a'" \
   BETWEEN_RUNS_zone="remove_instance '$two' '$prefix-b'" \
   BETWEEN_RUNS_placed="remove_instance '$two' '$prefix-c'" \
-  measure "$runs" \
-  one-host "$egressctl_q create $prefix-a --provider $one --zone hv-1 --machine-type small --image bench" \
-  zone "$egressctl_q create $prefix-b --provider $two --zone hv-1 --machine-type small --image bench" \
-  placed "$egressctl_q create $prefix-c --provider $two --machine-type small --image bench"
+  BETWEEN_RUNS_before="remove_instance '$two' '$prefix-d'" \
+  measure "$runs" "${cases[@]}"
 printf '  (a) two hosts, --zone hv-1 (name claim):          %6.3f s wall, %s of the one-host create (%.3f s); cpu %s\n' \
   "${WALL[zone]}" "$(ratio "${WALL[zone]}" "${WALL[one-host]}")" "${WALL[one-host]}" \
   "$(ratio "${CPU[zone]}" "${CPU[one-host]}")"
 printf '  (b) two hosts, no zone (placement + name claim):  %6.3f s wall, %s of the one-host create (%.3f s); cpu %s\n' \
   "${WALL[placed]}" "$(ratio "${WALL[placed]}" "${WALL[one-host]}")" "${WALL[one-host]}" \
   "$(ratio "${CPU[placed]}" "${CPU[one-host]}")"
+if [ -n "$baseline" ]; then
+  printf '  the claim alone: two hosts, --zone hv-1, %.3f s wall with it, %.3f s without (baseline): %s; cpu %s\n' \
+    "${WALL[zone]}" "${WALL[before]}" "$(ratio "${WALL[zone]}" "${WALL[before]}")" \
+    "$(ratio "${CPU[zone]}" "${CPU[before]}")"
+  printf '  placement and claim: two hosts, no zone, against the baseline with --zone: %s wall, cpu %s\n' \
+    "$(ratio "${WALL[placed]}" "${WALL[before]}")" "$(ratio "${CPU[placed]}" "${CPU[before]}")"
+fi
 echo "  placed: the last run went to $(cat "$work/placed.out")"
