@@ -70,8 +70,10 @@ final class KvmFixture implements AutoCloseable {
         Map<String, KvmImage> images = new LinkedHashMap<>();
         images.put(IMAGE, new KvmImage(server.url(IMAGE_PATH), null));
         images.put(RAW_IMAGE, new KvmImage(server.url(RAW_IMAGE_PATH), "raw"));
+        // Claims on the last host: the tests of image fetches count the calls on the first one.
         config = new KvmConfig(hostConfigs, machineTypes, images, 10, null, Path.of("/nonexistent/id_ed25519"),
-                Path.of("/nonexistent/known_hosts"), null, null, null, null, null, null, null);
+                Path.of("/nonexistent/known_hosts"), null, null, null, null, null, null, null,
+                FakeHostFleet.name(hostCount), null);
         provider = new KvmProvider(ENTRY, config, context, connections);
         baseVolume = baseVolume(IMAGE);
         baseMarker = baseVolume + ".complete";
@@ -121,7 +123,7 @@ final class KvmFixture implements AutoCloseable {
     KvmProvider providerWithImageAt(String url) {
         return new KvmProvider(ENTRY, new KvmConfig(config.hosts(), config.machineTypes(),
                 Map.of(IMAGE, new KvmImage(url, null)), null, null, config.sshKeyFile(), config.knownHostsFile(), null,
-                null, null, null, null, null, null), context, connections);
+                null, null, null, null, null, null, config.claimsHost(), null), context, connections);
     }
 
     /** Creates the instance on host-1 and returns its ID. */
