@@ -118,6 +118,8 @@ class StatusPageFixtureBrowserTest {
         assertThat(shown.text("readiness-reason")).isEqualTo("the first pass of entry lab has not finished");
 
         assertThat(shown.hostsUp()).containsExactly(Map.entry("lab/zone-a", "true"), Map.entry("lab/zone-b", "false"));
+        assertThat(shown.hostTexts().get("lab/zone-a")).as("a cordoned host").contains("cordoned");
+        assertThat(shown.hostTexts().get("lab/zone-b")).doesNotContain("cordoned");
         assertThat(shown.hostTexts().get("lab/zone-b")).contains("link down").contains("down since")
                 .contains("(5 min ago)").contains("ssh dial failed: " + HOSTILE);
         assertThat(loaded.dom()).contains("data-pending-deletes=\"1\"").contains("lab/zone-a/old-7")
@@ -222,8 +224,10 @@ class StatusPageFixtureBrowserTest {
                 {"entries": [{"name": "lab", "type": "fake", "managed": 4, "desired": 3, "lastPass": "%1$s",
                   "pendingDeletes": ["lab/zone-a/old-7"],
                   "hosts": [
-                    {"zone": "zone-a", "up": true, "checkedAt": "%1$s", "downSince": null, "error": null},
-                    {"zone": "zone-b", "up": false, "checkedAt": "%1$s", "downSince": "%2$s", "error": %3$s}]}]}
+                    {"zone": "zone-a", "up": true, "checkedAt": "%1$s", "downSince": null, "error": null,
+                     "cordoned": true},
+                    {"zone": "zone-b", "up": false, "checkedAt": "%1$s", "downSince": "%2$s", "error": %3$s,
+                     "cordoned": false}]}]}
                 """.formatted(now.minusSeconds(10), now.minusSeconds(300), quoted("ssh dial failed: " + HOSTILE))));
         String spec = """
                 {"zone": "%s", "machineType": "small", "image": "debian-12", "userDataSha256": ""}""";
