@@ -11,7 +11,6 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost.Domain;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost.PoolInfo;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -21,6 +20,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -33,12 +33,14 @@ import java.util.stream.Collectors;
 final class HostPlacement {
     private static final long MIB = 1024L * 1024L;
     private static final long GIB = 1024L * MIB;
+    /** Longer than any survey takes: a create that ended this long before one began is in it. */
+    private static final long FORGET_AFTER_NANOS = TimeUnit.MINUTES.toNanos(10);
 
     private final EntrySettings settings;
     private final HostPool hosts;
     private final HostCordons cordons;
-    /** What this process's creates under way take on each host, not yet visible there. */
-    private final Map<String, Room> underWay = new HashMap<>();
+    /** This process's creates placed lately, under way or ended, which a survey may not see yet. */
+    private final List<Reservation> underWay = new ArrayList<>();
 
     HostPlacement(EntrySettings settings, HostPool hosts, HostCordons cordons) {
         this.settings = Objects.requireNonNull(settings, "settings");
@@ -67,24 +69,31 @@ final class HostPlacement {
     }
 
     /**
-     * Chooses a host for one create and counts it as under way there until {@link Reservation#close}:
-     * so creates running together in this process spread too.
+     * Chooses a host for one create and counts it there until a survey started after the create
+     * ended can see it: so creates running together in this process spread too.
      */
     Reservation reserve(Placement placement, Call call) {
+        long surveyed = System.nanoTime();
         Map<String, Room> rooms = survey(call);
         synchronized (underWay) {
-            underWay.forEach((host, taken) -> rooms.computeIfPresent(host, (name, room) -> room.plus(taken)));
+            underWay.removeIf(earlier -> earlier.endedBefore(surveyed - FORGET_AFTER_NANOS));
+            // A create that ended after the survey began may have been missed by it: count it too.
+            underWay.stream().filter(earlier -> !earlier.endedBefore(surveyed))
+                    .forEach(earlier -> rooms.computeIfPresent(earlier.choice.zone(),
+                            (host, room) -> room.plus(earlier.need)));
             ZoneChoice choice = choose(placement, rooms, call);
-            Room need = need(placement);
-            underWay.merge(choice.zone(), need, Room::plus);
-            return new Reservation(choice, need);
+            Reservation reservation = new Reservation(choice, need(placement));
+            underWay.add(reservation);
+            return reservation;
         }
     }
 
-    /** A host chosen for a create under way; closing it stops counting the create there. */
+    /** A host chosen for a create of this process; closing it records when the create ended. */
     final class Reservation implements AutoCloseable {
         private final ZoneChoice choice;
         private final Room need;
+        /** When the create ended ({@link System#nanoTime}); guarded by {@link #underWay}. */
+        private Long ended;
 
         private Reservation(ZoneChoice choice, Room need) {
             this.choice = choice;
@@ -95,13 +104,14 @@ final class HostPlacement {
             return choice;
         }
 
+        private boolean endedBefore(long nanos) {
+            return ended != null && ended - nanos < 0;
+        }
+
         @Override
         public void close() {
             synchronized (underWay) {
-                underWay.computeIfPresent(choice.zone(), (host, taken) -> {
-                    Room left = taken.minus(need);
-                    return left.proxies() <= 0 ? null : left;
-                });
+                ended = System.nanoTime();
             }
         }
     }
