@@ -84,22 +84,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 remove_entry_things "$prefix-"
 
-cat >"$work/egress.yaml" <<EOF
-providers:
-  - name: $entry
-    type: kvm2
-    sshKeyFile: "$EGRESS_TEST_SSH_KEY"
-    knownHostsFile: "$EGRESS_TEST_KNOWN_HOSTS"
-    handshakeTimeout: 30s
-    keepaliveInterval: 15s
-    hosts:
-      - {name: local, address: "$EGRESS_TEST_SSH_HOST", port: $EGRESS_TEST_SSH_PORT, user: "$EGRESS_TEST_SSH_USER", socket: "$EGRESS_TEST_LIBVIRT_SOCKET", pool: "$pool", bridge: "$EGRESS_TEST_BRIDGE", domainType: $EGRESS_TEST_DOMAIN_TYPE}
-      - {name: local2, address: "$EGRESS_TEST_SSH_HOST", port: $EGRESS_TEST_HOST2_SSH_PORT, user: "$EGRESS_TEST_SSH_USER", socket: "$EGRESS_TEST_HOST2_LIBVIRT_SOCKET", pool: "$pool", bridge: "$EGRESS_TEST_BRIDGE", domainType: $EGRESS_TEST_DOMAIN_TYPE}
-    machineTypes:
-      small: {vcpus: 1, memoryMiB: 128}
-    images:
-      tiny: {url: "$EGRESS_TEST_HTTP_URL/$EGRESS_TEST_IMAGE_QCOW2", sha256: $EGRESS_TEST_IMAGE_QCOW2_SHA256, firmware: bios}
-EOF
+# shellcheck source=lib/stack-entry.sh
+. "$root/scripts/lib/stack-entry.sh"
+kvm2_two_host_entry "$entry" "$pool" "$EGRESS_TEST_HTTP_URL/$EGRESS_TEST_IMAGE_QCOW2" >"$work/egress.yaml"
 ctl() { "$egressctl" --config "$work/egress.yaml" "$@"; }
 
 # start_serve DESIRED: starts serve at --resync 5s and sets serve_pid and base.

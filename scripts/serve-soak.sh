@@ -102,22 +102,9 @@ image_port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.
 image_pid=$!
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$image_port/SHA256SUMS" && break; sleep 0.1; done
 
-cat >"$work/egress.yaml" <<EOF
-providers:
-  - name: $entry
-    type: kvm2
-    sshKeyFile: "$EGRESS_TEST_SSH_KEY"
-    knownHostsFile: "$EGRESS_TEST_KNOWN_HOSTS"
-    handshakeTimeout: 30s
-    keepaliveInterval: 15s
-    hosts:
-      - {name: local, address: "$EGRESS_TEST_SSH_HOST", port: $EGRESS_TEST_SSH_PORT, user: "$EGRESS_TEST_SSH_USER", socket: "$EGRESS_TEST_LIBVIRT_SOCKET", pool: "$pool", bridge: "$EGRESS_TEST_BRIDGE", domainType: $EGRESS_TEST_DOMAIN_TYPE}
-      - {name: local2, address: "$EGRESS_TEST_SSH_HOST", port: $EGRESS_TEST_HOST2_SSH_PORT, user: "$EGRESS_TEST_SSH_USER", socket: "$EGRESS_TEST_HOST2_LIBVIRT_SOCKET", pool: "$pool", bridge: "$EGRESS_TEST_BRIDGE", domainType: $EGRESS_TEST_DOMAIN_TYPE}
-    machineTypes:
-      small: {vcpus: 1, memoryMiB: 128}
-    images:
-      tiny: {url: "http://127.0.0.1:$image_port/$EGRESS_TEST_IMAGE_QCOW2", sha256: $EGRESS_TEST_IMAGE_QCOW2_SHA256, firmware: bios}
-EOF
+# shellcheck source=lib/stack-entry.sh
+. "$root/scripts/lib/stack-entry.sh"
+kvm2_two_host_entry "$entry" "$pool" "http://127.0.0.1:$image_port/$EGRESS_TEST_IMAGE_QCOW2" >"$work/egress.yaml"
 
 # The desired set: one proxy NAME per line in $work/names; proxy NN lives on local when NN is odd.
 desired=$work/proxies.yaml
