@@ -28,6 +28,7 @@ import java.util.function.Supplier;
  *       the ARP address source fails in this sandbox, so no address ever appears; the suite asserts
  *       PROVISIONING without an address instead, which is what the contract demands then;
  *   <li>{@link Capability#MULTIPLE_ZONES}: the two hosts are the zones;
+ *   <li>{@link Capability#PLACES_INSTANCES}: a create without zone goes where the backend places it;
  *   <li>{@link Capability#PLANTS_UNMANAGED_INSTANCES}, {@link Capability#STOPS_INSTANCES},
  *       {@link Capability#HANGS_ON_DEMAND} and {@link Capability#MAKES_ZONES_UNREADABLE}: see
  *       {@link KvmHarness};
@@ -59,8 +60,9 @@ final class KvmConformanceTargets {
         KvmTestConfig other = configs.get().secondHost().entry(config.entry() + "-other");
         Path otherStateDirectory = stateDirectory.resolve("other-entry");
         return ConformanceTarget.builder(provider, config.entry())
-                .capabilities(Capability.MULTIPLE_ZONES, Capability.PLANTS_UNMANAGED_INSTANCES, Capability.STOPS_INSTANCES,
-                        Capability.HANGS_ON_DEMAND, Capability.MAKES_ZONES_UNREADABLE, Capability.BUILDS_ANOTHER_ENTRY)
+                .capabilities(Capability.MULTIPLE_ZONES, Capability.PLACES_INSTANCES, Capability.PLANTS_UNMANAGED_INSTANCES,
+                        Capability.STOPS_INSTANCES, Capability.HANGS_ON_DEMAND, Capability.MAKES_ZONES_UNREADABLE,
+                        Capability.BUILDS_ANOTHER_ENTRY)
                 .placement(new Placement(KvmTestConfig.HOST, KvmTestConfig.MACHINE_TYPE, KvmTestConfig.IMAGE))
                 .placement(new Placement(KvmTestConfig.HOST2, KvmTestConfig.MACHINE_TYPE, KvmTestConfig.IMAGE))
                 .namePrefix(TestStack.NAME_PREFIX)
