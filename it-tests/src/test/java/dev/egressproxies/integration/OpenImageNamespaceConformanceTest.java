@@ -9,6 +9,7 @@ import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.api.ZoneChoice;
 import dev.egressproxies.conformance.ConformanceTarget;
 import dev.egressproxies.conformance.ProviderConformanceTest;
 import dev.egressproxies.conformance.TestProviderContext;
@@ -62,6 +63,12 @@ class OpenImageNamespaceConformanceTest extends ProviderConformanceTest {
             String id = fake.create(booted(request), deadline);
             requested.put(request.name(), request.placement().image());
             return id;
+        }
+
+        @Override
+        public List<ZoneChoice> place(List<Placement> placements, Deadline deadline) {
+            return fake.place(placements.stream().map(placement -> new Placement(placement.zone(),
+                    placement.machineType(), BOOTED)).toList(), deadline);
         }
 
         @Override
