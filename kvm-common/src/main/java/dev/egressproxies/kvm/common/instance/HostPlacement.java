@@ -1,6 +1,7 @@
 package dev.egressproxies.kvm.common.instance;
 
 import dev.egressproxies.api.ErrorKind;
+import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.api.ZoneChoice;
@@ -17,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -72,17 +74,17 @@ final class HostPlacement {
      * Chooses a host for one create and counts it there until a survey started after the create
      * ended can see it: so creates running together in this process spread too.
      */
-    Reservation reserve(Placement placement, Call call) {
+    Reservation reserve(String name, Placement placement, Call call) {
         long surveyed = System.nanoTime();
         Map<String, Room> rooms = survey(call);
         synchronized (underWay) {
             underWay.removeIf(earlier -> earlier.endedBefore(surveyed - FORGET_AFTER_NANOS));
-            // A create that ended after the survey began may have been missed by it: count it too.
+            // A create under way, or ended after the survey began, counts unless the survey saw its instance.
             underWay.stream().filter(earlier -> !earlier.endedBefore(surveyed))
-                    .forEach(earlier -> rooms.computeIfPresent(earlier.choice.zone(),
-                            (host, room) -> room.plus(earlier.need)));
+                    .forEach(earlier -> rooms.computeIfPresent(earlier.choice.zone(), (host, room) ->
+                            room.names().contains(earlier.name) ? room : room.plus(earlier.need)));
             ZoneChoice choice = choose(placement, rooms, call);
-            Reservation reservation = new Reservation(choice, need(placement));
+            Reservation reservation = new Reservation(name, choice, need(placement));
             underWay.add(reservation);
             return reservation;
         }
@@ -90,12 +92,14 @@ final class HostPlacement {
 
     /** A host chosen for a create of this process; closing it records when the create ended. */
     final class Reservation implements AutoCloseable {
+        private final String name;
         private final ZoneChoice choice;
         private final Room need;
         /** When the create ended ({@link System#nanoTime}); guarded by {@link #underWay}. */
         private Long ended;
 
-        private Reservation(ZoneChoice choice, Room need) {
+        private Reservation(String name, ZoneChoice choice, Room need) {
+            this.name = name;
             this.choice = choice;
             this.need = need;
         }
@@ -120,7 +124,7 @@ final class HostPlacement {
     private Room need(Placement placement) {
         MachineSize type = settings.machineTypes().get(placement.machineType());
         long memory = type == null ? 0 : type.memoryMiB() * MIB;
-        return new Room("", 1, -memory, -settings.diskSizeGb() * GIB);
+        return new Room("", 1, -memory, -settings.diskSizeGb() * GIB, Set.of());
     }
 
     private ZoneChoice choose(Placement placement, Map<String, Room> rooms, Call call) {
@@ -206,9 +210,10 @@ final class HostPlacement {
                     reserved += libvirt.domainMemoryBytes(domain);
                 }
                 long memory = libvirt.memoryBytes() - reserved;
-                int proxies = InstanceInspector.listHost(libvirt, host, call).size();
+                Set<String> names = InstanceInspector.listHost(libvirt, host, call).stream().map(Instance::name)
+                        .collect(Collectors.toSet());
                 PoolInfo pool = Pools.requireRunning(libvirt, Pools.require(libvirt, host, call), host, call);
-                return new Room("", proxies, memory, pool.availableBytes());
+                return new Room("", names.size(), memory, pool.availableBytes(), names);
             });
         } catch (ProviderException failure) {
             if (call.deadline().isExpired() || Thread.currentThread().isInterrupted()) {
@@ -230,10 +235,11 @@ final class HostPlacement {
      * @param proxies  this entry's instances there
      * @param memory   bytes of memory not taken by active domains
      * @param pool     bytes free in its pool
+     * @param names    the names of this entry's instances the survey found there
      */
-    private record Room(String unusable, int proxies, long memory, long pool) {
+    private record Room(String unusable, int proxies, long memory, long pool, Set<String> names) {
         static Room unusable(String why) {
-            return new Room(why, 0, 0, 0);
+            return new Room(why, 0, 0, 0, Set.of());
         }
 
         boolean usable() {
@@ -241,11 +247,11 @@ final class HostPlacement {
         }
 
         Room plus(Room other) {
-            return new Room(unusable, proxies + other.proxies, memory + other.memory, pool + other.pool);
+            return new Room(unusable, proxies + other.proxies, memory + other.memory, pool + other.pool, names);
         }
 
         Room minus(Room other) {
-            return new Room(unusable, proxies - other.proxies, memory - other.memory, pool - other.pool);
+            return new Room(unusable, proxies - other.proxies, memory - other.memory, pool - other.pool, names);
         }
 
         /** What keeps this host from taking {@code need}, if anything. */

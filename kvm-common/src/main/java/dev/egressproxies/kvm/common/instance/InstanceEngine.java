@@ -104,7 +104,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
             InstanceCreator.Target<I> target = resolve(request, holding, call.deadline());
             return creator.createChecked(target, request, withId(call, target.host(), request.name()));
         }
-        try (HostPlacement.Reservation reservation = placement.reserve(request.placement(), call)) {
+        try (HostPlacement.Reservation reservation = placement.reserve(request.name(), request.placement(), call)) {
             ZoneChoice choice = reservation.choice();
             LOG.info("placing {} of provider entry {} on host {}: {}", request.name(), entry(), choice.zone(),
                     choice.reason());
