@@ -246,12 +246,8 @@ class Kvm2FleetEndToEndTest {
         assertThat(StackHypervisors.virsh(stack, HOST2).domainsNamed(entry)).hasSize(3);
 
         String seventh = entry + "-p7";
-        EgressctlProcess.Result created = egressctl.run("create", seventh, "--machine-type",
-                KvmTestConfig.MACHINE_TYPE, "--image", KvmTestConfig.IMAGE, "-v");
-        expectSuccess(created);
-        Matcher placing = Pattern.compile("placing " + Pattern.quote(seventh) + " of provider entry "
-                + Pattern.quote(entry) + " on host (\\S+): (.*)").matcher(created.err());
-        assertThat(placing.find()).as(created.toString()).isTrue();
+        EgressctlProcess.Result created = createWithoutZone(egressctl, seventh);
+        Matcher placing = placing(created, seventh);
         report("create -v without zone: %s", placing.group());
         assertThat(created.out()).contains(qualified(placing.group(1), seventh));
         assertThat(hostsWithDomain(seventh)).containsExactly(placing.group(1));
@@ -278,12 +274,8 @@ class Kvm2FleetEndToEndTest {
 
             for (int i = 1; i <= 3; i++) {
                 String name = entry + "-d" + i;
-                EgressctlProcess.Result created = egressctl.run("create", name, "--machine-type",
-                        KvmTestConfig.MACHINE_TYPE, "--image", KvmTestConfig.IMAGE, "-v");
-                expectSuccess(created);
-                Matcher placing = Pattern.compile("placing " + Pattern.quote(name) + " of provider entry "
-                        + Pattern.quote(entry) + " on host (\\S+): (.*)").matcher(created.err());
-                assertThat(placing.find()).as(created.toString()).isTrue();
+                EgressctlProcess.Result created = createWithoutZone(egressctl, name);
+                Matcher placing = placing(created, name);
                 report("create -v without zone, the second host's pool 64 MiB, disks 1 GiB: %s", placing.group());
                 assertThat(placing.group(1)).isEqualTo(HOST);
                 assertThat(placing.group(2)).contains("skipped " + HOST2 + " lacks pool space");
@@ -549,5 +541,21 @@ class Kvm2FleetEndToEndTest {
         byte[] random = new byte[4];
         ThreadLocalRandom.current().nextBytes(random);
         return HexFormat.of().formatHex(random);
+    }
+
+    /** {@code create NAME -v} without zone, which must succeed. */
+    private static EgressctlProcess.Result createWithoutZone(EgressctlProcess egressctl, String name) {
+        EgressctlProcess.Result created = egressctl.run("create", name, "--machine-type", KvmTestConfig.MACHINE_TYPE,
+                "--image", KvmTestConfig.IMAGE, "-v");
+        expectSuccess(created);
+        return created;
+    }
+
+    /** The log line of where the create of {@code name} was placed: group 1 the host, group 2 the reason. */
+    private Matcher placing(EgressctlProcess.Result created, String name) {
+        Matcher placing = Pattern.compile("placing " + Pattern.quote(name) + " of provider entry "
+                + Pattern.quote(entry) + " on host (\\S+): (.*)").matcher(created.err());
+        assertThat(placing.find()).as(created.toString()).isTrue();
+        return placing;
     }
 }
