@@ -91,13 +91,13 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         // Keyed by name, not ID: a name is one instance across the entry's hosts.
         return instanceLocks.withLock(request.name(), call, "another create or delete of " + request.name(),
                 () -> claims.underClaim(request.name(), call, "creating or deleting " + request.name(),
-                        claimed -> createClaimed(request, claimed)));
+                        claimed -> createClaimed(request, checked, claimed)));
     }
 
-    private String createClaimed(CreateRequest request, Call call) {
+    /** {@code checked} is the request resolved on its zone's host, or on the first when it names none. */
+    private String createClaimed(CreateRequest request, InstanceCreator.Target<I> checked, Call call) {
         if (!request.placement().zone().isEmpty() || settings.hosts().size() == 1) {
-            InstanceCreator.Target<I> target = resolve(request, Optional.empty(), call.deadline());
-            return creator.create(target, request, withId(call, target.host(), request.name()));
+            return creator.create(checked, request, withId(call, checked.host(), request.name()));
         }
         Optional<HostSettings> holding = creator.hostHolding(request.name(), call);
         if (holding.isPresent()) {
