@@ -8,6 +8,8 @@ module dev.egressproxies.kvm.common {
     requires transitive dev.egressproxies.api;
     requires java.xml;
     requires org.apache.sshd.osgi;
+    // Ed25519 for MINA SSHD (Ed25519Registrar); its classes are named, not imported.
+    requires org.bouncycastle.provider;
     requires org.slf4j;
     requires libvirt; // the name derived from libvirt-java's jar
     // libvirt-java's POM marks JNA "provided", so JNA enters the module graph only through this line.

@@ -21,6 +21,11 @@ import org.apache.sshd.common.util.buffer.ByteArrayBuffer;
 
 /** MINA's ssh-agent protocol over the JDK's unix sockets: MINA's own unix agent client needs the APR native library. */
 final class AgentSocket extends AbstractAgentProxy {
+    static {
+        // Before MINA first looks for its security providers.
+        Ed25519Registrar.install();
+    }
+
     /** ssh-agent refuses messages above 256 KiB; a larger answer is not an agent's. */
     private static final int MAXIMUM_MESSAGE = 256 * 1024;
 

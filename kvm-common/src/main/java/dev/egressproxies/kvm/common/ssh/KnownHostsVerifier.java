@@ -37,6 +37,11 @@ import org.slf4j.LoggerFactory;
 
 /** MINA's known_hosts check, extended through its hooks so that a refusal says what to fix. */
 final class KnownHostsVerifier extends KnownHostsServerKeyVerifier {
+    static {
+        // Before MINA first looks for its security providers.
+        Ed25519Registrar.install();
+    }
+
     /** Far above any real known_hosts file, so a wrong path cannot exhaust the heap. */
     static final int MAXIMUM_BYTES = 4 * 1024 * 1024;
     private static final Logger LOG = LoggerFactory.getLogger(KnownHostsVerifier.class);

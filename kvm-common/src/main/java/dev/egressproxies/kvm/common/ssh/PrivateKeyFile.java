@@ -28,6 +28,11 @@ import org.apache.sshd.common.util.security.SecurityUtils;
 
 /** Reads the client's private key pairs from a key file in OpenSSH or PEM form, with its user certificate. */
 final class PrivateKeyFile {
+    static {
+        // Before MINA first looks for its security providers.
+        Ed25519Registrar.install();
+    }
+
     /** OpenSSH's largest key (RSA 16384) is about 13 KiB; anything far bigger is not a key. */
     static final int MAXIMUM_BYTES = 64 * 1024;
     private static final String KEY_FORMS = ": it must be an ed25519, RSA or ECDSA private key in OpenSSH or PEM form,"
@@ -186,6 +191,6 @@ final class PrivateKeyFile {
     /** Explains the one case where a valid key is refused: Ed25519 without a provider on the path. */
     private static String ed25519Hint() {
         return SecurityUtils.isEDDSACurveSupported() ? "" : " (if it is an ed25519 key: those need"
-                + " net.i2p.crypto:eddsa or BouncyCastle on the class or module path, and neither is there)";
+                + " BouncyCastle (bcprov-jdk18on) in the kvm plugin's folder, and it is not there)";
     }
 }

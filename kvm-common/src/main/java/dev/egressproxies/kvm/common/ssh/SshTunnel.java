@@ -72,6 +72,11 @@ import org.slf4j.LoggerFactory;
 
 /** An SSH session relaying a hypervisor's unix socket to a local one, like {@code ssh -L}: a channel per connection. */
 public final class SshTunnel implements UnixSocketRelay.Upstream {
+    static {
+        // Before MINA first looks for its security providers.
+        Ed25519Registrar.install();
+    }
+
     private static final List<BuiltinCiphers> PREFERRED_CIPHERS = List.of(BuiltinCiphers.aes128gcm,
             BuiltinCiphers.aes256gcm);
     private static final AttributeKey<Attempt> ATTEMPT = new AttributeKey<>();
