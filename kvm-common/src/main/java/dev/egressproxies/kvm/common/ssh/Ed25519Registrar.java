@@ -13,8 +13,8 @@ import org.apache.sshd.common.util.security.eddsa.bouncycastle.BouncyCastleEdDSA
 import org.apache.sshd.common.util.security.eddsa.generic.EdDSASupport;
 
 /**
- * MINA SSHD's source of Ed25519: BouncyCastle's Ed25519 key factory, key-pair generator and
- * signature, and nothing else of it. MINA's own BouncyCastle registrar would build the whole
+ * MINA SSHD's source of Ed25519: BouncyCastle's Ed25519 key factory and key-pair generator, and its
+ * lightweight signer ({@link Ed25519SignatureSpi}), and nothing else of it. MINA's own BouncyCastle registrar would build the whole
  * provider (some 820 classes and every algorithm, about 0.9 s of CPU at the first SSH contact),
  * and take random numbers and PEM parsing from it too; the JDK keeps those here. Registered once,
  * before the first SSH client, by {@link #install()}; MINA's default registrars stay off
@@ -83,7 +83,9 @@ final class Ed25519Registrar implements SecurityProviderRegistrar {
                 putService(new Service(this, "KeyFactory", algorithm, EDEC + "KeyFactorySpi$" + algorithm, null, null));
                 putService(new Service(this, "KeyPairGenerator", algorithm, EDEC + "KeyPairGeneratorSpi$" + algorithm,
                         null, null));
-                putService(new Service(this, "Signature", algorithm, EDEC + "SignatureSpi$" + algorithm, null, null));
+                // BouncyCastle's own SignatureSpi would build its whole provider at the first signature.
+                putService(new Service(this, "Signature", algorithm, Ed25519SignatureSpi.class.getName(), null,
+                        null));
             }
         }
     }
