@@ -69,7 +69,9 @@ class ReleaseArchiveEndToEndTest {
         // JAVA_HOME names a JDK whose java leaves a mark, so the test knows that java is the one started.
         Path marker = temp.resolve("java-started");
         Path jdk = Files.createDirectories(temp.resolve("jdk/bin"));
-        Path java = Files.writeString(jdk.resolve("java"), "#!/bin/sh\ntouch '" + marker + "'\nexec '"
+        Path dumps = temp.resolve("archives-started");
+        Path java = Files.writeString(jdk.resolve("java"), "#!/bin/sh\ntouch '" + marker + "'\n"
+                + "[ \"$1\" = -Xshare:dump ] && echo started >>'" + dumps + "'\nexec '"
                 + Path.of(System.getProperty("java.home"), "bin", "java") + "' \"$@\"\n");
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path bin = Files.createDirectories(temp.resolve("usr/bin"));
@@ -92,8 +94,13 @@ class ReleaseArchiveEndToEndTest {
         JsonNode providers = json(egressctl.run("providers", "-o", "json"));
         assertThat(marker).exists();
         assertThat(providers.toString()).contains(unpacked.resolve("plugins/kvm").toString());
+        // Commands started while the archive is being made use none rather than making another.
+        for (int run = 0; run < 4; run++) {
+            assertThat(egressctl.run("--version").exitCode()).isZero();
+        }
         Path cache = home.resolve(".cache/egressctl");
         assertThat(awaitArchive(cache, FileTime.fromMillis(0))).as("class-data-sharing archive in " + cache).isTrue();
+        assertThat(Files.readAllLines(dumps)).as("archives started for one JDK and folder").hasSize(1);
         EgressctlProcess classLoads = new EgressctlProcess(symlink, home, work)
                 .with("JAVA_HOME", jdk.getParent().toString())
                 .with("EGRESSCTL_NO_CDS_CACHE", "")
