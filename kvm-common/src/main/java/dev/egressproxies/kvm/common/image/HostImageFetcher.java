@@ -68,7 +68,16 @@ public final class HostImageFetcher {
                 FetchAttempt.text(idleLimit), FetchAttempt.text(limit));
         Report report = run(shell, host, attempt, script, limit);
         failIfSetUpFailed(report, attempt, host);
-        long length = length(report, attempt, host, false);
+        // curl or wget fail to write when what reads from them ended first: a decompressor or the file.
+        boolean readerEnded = report.status("fetch").filter(status -> status == (report.wget() ? 3 : 23))
+                .isPresent();
+        long length = length(report, attempt, host, readerEnded);
+        if (readerEnded && report.status("unpack").filter(status -> status != 0).isPresent()) {
+            throw notAsDeclared(source, report, attempt, host);
+        }
+        if (readerEnded) {
+            throw writeFailed(targetPath, attempt, host);
+        }
         long published = number(report, "published-bytes");
         String sha256 = report.value("sha256").orElse("");
         if (published < length) {
@@ -92,19 +101,28 @@ public final class HostImageFetcher {
                     + " cached the old one are not mixed up), otherwise fix the file on the server", null), host);
         }
         if (report.status("unpack").filter(status -> status != 0).isPresent()) {
-            throw onHost(attempt.permanent(Reason.CONTENT_INVALID, "the image from " + attempt.url() + " is declared "
-                    + source.packaging() + ", but " + HostFetchScript.decompressor(source.compression()).orElse("")
-                    + " could not decompress it" + messages(report, attempt) + "; fix the image's compression"
-                    + " setting, or the file on the server", null), host);
+            throw notAsDeclared(source, report, attempt, host);
         }
         if (report.status("write").orElse(-1) != 0) {
-            throw onHost(attempt.transientFailure(Reason.BODY_BROKEN, "writing the image into " + targetPath
-                    + " failed (is the pool's file system full?); free space in the pool, then retry", null), host);
+            throw writeFailed(targetPath, attempt, host);
         }
         long imageBytes = number(report, "image-bytes");
         LOG.debug("host {}: fetched {} bytes from {} ({} as image) in {} ms", host, published, attempt.url(),
                 imageBytes, (System.nanoTime() - started) / 1_000_000);
         return new FetchResult(published, sha256, imageBytes);
+    }
+
+    private static ImageFetchException notAsDeclared(ImageSource source, Report report, FetchAttempt attempt,
+                                                     String host) {
+        return onHost(attempt.permanent(Reason.CONTENT_INVALID, "the image from " + attempt.url() + " is declared "
+                + source.packaging() + ", but " + HostFetchScript.decompressor(source.compression()).orElse("")
+                + " could not decompress it" + messages(report, attempt) + "; fix the image's compression"
+                + " setting, or the file on the server", null), host);
+    }
+
+    private static ImageFetchException writeFailed(String targetPath, FetchAttempt attempt, String host) {
+        return onHost(attempt.transientFailure(Reason.BODY_BROKEN, "writing the image into " + targetPath
+                + " failed (is the pool's file system full?); free space in the pool, then retry", null), host);
     }
 
     /**
@@ -119,9 +137,10 @@ public final class HostImageFetcher {
         if (refused || status / 100 == 2 && headers(head).firstValue("Content-Length").isEmpty()) {
             LOG.debug("host {}: HEAD of {} answered {} without a length, asking with a GET", host, attempt.url(),
                     status);
+            // The GET is cut after its first byte, so curl's or wget's failure to write is expected.
             return length(probe(shell, host, attempt, false), attempt, host, true);
         }
-        return length(head, attempt, host, true);
+        return length(head, attempt, host, false);
     }
 
     /** The commands the host needs to fetch {@code source}: sh and its helpers, sha256sum, the decompressor. */
@@ -261,13 +280,13 @@ public final class HostImageFetcher {
      * unreachable server, a stall, the time limit, a short body), then the answer as the
      * client-side fetch classifies it.
      */
-    private static long length(Report report, FetchAttempt attempt, String host, boolean probing) {
+    private static long length(Report report, FetchAttempt attempt, String host, boolean readerEnded) {
         int fetch = report.status("fetch").orElse(-1);
         Optional<Integer> status = statusOf(report);
         String said = messages(report, attempt);
         boolean wget = report.wget();
         boolean httpError = wget ? fetch == 8 : fetch == 22;
-        boolean cutByUs = probing && !report.value("tool").isEmpty() && fetch == (wget ? 3 : 23);
+        boolean cutByUs = readerEnded && fetch == (wget ? 3 : 23);
         if (fetch != 0 && !httpError && !cutByUs) {
             String lower = said.toLowerCase(Locale.ROOT);
             if (!wget && fetch == 28 && lower.contains("too slow") || wget && lower.contains("timed out")
@@ -284,11 +303,9 @@ public final class HostImageFetcher {
                         + fetch + said + "); check that the server is reachable from host '" + host
                         + "' (not only from this machine), then retry", null), host);
             }
-            if (!probing) {
-                throw onHost(attempt.transientFailure(Reason.BODY_BROKEN, "the download from " + attempt.url()
-                        + " broke off (" + report.value("tool").orElse("") + " exit status " + fetch + said
-                        + "); retry", null), host);
-            }
+            throw onHost(attempt.transientFailure(Reason.BODY_BROKEN, "the download from " + attempt.url()
+                    + " broke off (" + report.value("tool").orElse("") + " exit status " + fetch + said
+                    + "); retry", null), host);
         }
         if (status.isEmpty()) {
             throw onHost(attempt.transientFailure(Reason.UNREACHABLE, "could not fetch the image from "
