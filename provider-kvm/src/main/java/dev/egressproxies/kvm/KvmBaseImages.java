@@ -168,8 +168,8 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
         try {
             if (onHost(image)) {
                 FetchResult fetched = fetchOnHost(host, imageKey, image, call, created);
-                return hosts.call(host, call,
-                        libvirt -> complete(libvirt, host, imageKey, image, call, created, lease.get(), fetched));
+                return hosts.call(host, call, libvirt -> complete(libvirt, Pools.require(libvirt, host, call), host,
+                        imageKey, image, call, created, lease.get(), fetched));
             }
             return hosts.call(host, call,
                     libvirt -> download(libvirt, host, imageKey, image, call, created, lease.get()));
@@ -253,7 +253,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
             }
             throw ImageFailures.translate(failure, call, setting(imageKey));
         }
-        return complete(libvirt, host, imageKey, image, call, created, lease, fetched);
+        return complete(libvirt, pool, host, imageKey, image, call, created, lease, fetched);
     }
 
     /** The host downloads the image into the new base volume's file over the pooled link's SSH session. */
@@ -275,9 +275,9 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
     }
 
     /** Refreshes the pool and writes the marker last, once the lease was found still held. */
-    private String complete(LibvirtHost libvirt, HostSettings host, String imageKey, KvmImage image, Call call,
-                            AtomicReference<StorageVolume> created, PoolLeases.Held lease, FetchResult fetched) {
-        StoragePool pool = Pools.require(libvirt, host, call);
+    private String complete(LibvirtHost libvirt, StoragePool pool, HostSettings host, String imageKey, KvmImage image,
+                            Call call, AtomicReference<StorageVolume> created, PoolLeases.Held lease,
+                            FetchResult fetched) {
         ImageSource source = image.source();
         String volume = BaseVolumeNames.base(imageKey, image);
         LibvirtSteps.run("refreshing storage pool " + host.pool() + " after the upload",
