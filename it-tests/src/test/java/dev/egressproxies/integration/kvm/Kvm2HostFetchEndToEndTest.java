@@ -214,7 +214,8 @@ class Kvm2HostFetchEndToEndTest {
         } catch (IOException e) {
             throw new AssertionError(e);
         }
-        EgressctlProcess.Result deleted = egressctl.run("delete", entry.name() + "/" + KvmTestConfig.HOST + "/" + instance);
+        EgressctlProcess.Result deleted = egressctl.run("delete",
+                entry.name() + "/" + KvmTestConfig.HOST + "/" + instance);
         assertThat(deleted.exitCode()).as(deleted.toString()).isZero();
     }
 
