@@ -23,7 +23,7 @@ import java.util.Optional;
  *       - {name: host-1, address: 10.0.0.5, bridge: br0}
  *     machineTypes:                       # at least one
  *       small: {vcpus: 1, memoryMiB: 512}
- *     images:                             # at least one; format qcow2 (default) or raw
+ *     images:                             # at least one; format qcow2 (default) or raw; fetch client or host
  *       debian-12: {url: https://cloud.debian.org/.../debian-12-genericcloud-amd64.qcow2}
  *     diskSizeGb: 10                      # default 10: each VM's disk, in GiB
  *     claimsHost: host-1                  # default the first host: holds name claims and cordons
