@@ -10,10 +10,14 @@
 #           from a loopback HTTP server with its curl, checks it with sha256sum, then the overlay,
 #           seed and domain; the base and its marker are removed after each run, so every create
 #           fetches the image anew
+#   cached  the same create when the base is cached (fetched once before the measurement, only
+#           the instance removed after each run): what a create costs without any fetch, so
+#           (host - cached) is what the fetch itself costs egressctl
 #   client  with --client, the same create with fetch: client: the image streams through egressctl
 # Each case: one warm-up run, then N runs (default 5), alternating between the cases run by run.
 # Wall and CPU (user + system of the process: egressctl's own, or virsh's and ssh's) are medians;
-# speed is anchor wall / case wall (above 1.00x is faster than the anchor). The image (default
+# speed is anchor wall / case wall (above 1.00x is faster than the anchor); egressctl's CPU per GiB
+# is given whole and less the cached create's. The image (default
 # 1024 MiB of random bytes) is made once in $TMPDIR/egress-host-fetch-bench and kept; it is
 # served by python3's http.server on 127.0.0.1. Needs the test stack (`scripts/test-stack.sh up`,
 # as root); removes every domain and volume it makes, also when interrupted.
@@ -30,7 +34,7 @@ while [ $# -gt 0 ]; do
     --mebibytes) mebibytes=$2; shift 2 ;;
     --client) client=yes; shift ;;
     --egressctl) egressctl=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-host-fetch: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -64,14 +68,15 @@ http_pid=
 
 on() { virsh -q -c qemu:///system "$@"; }
 
-# remove_run ENTRY NAME: the instance's domain and every volume of the entry (base and marker too).
+# remove_run ENTRY NAME [PATTERN]: the instance's domain and every volume of the entry (base and
+# marker too), or those matching PATTERN (ENTRY+NAME. for the instance's only).
 remove_run() {
-  local entry=$1 name=$2 volume
+  local entry=$1 name=$2 pattern=${3:-$1+} volume
   if on dominfo "$name" >/dev/null 2>&1; then
     on destroy "$name" >/dev/null 2>&1 || true
     on undefine "$name" --nvram >/dev/null
   fi
-  for volume in $(on vol-list "$EGRESS_TEST_POOL" | awk '{print $1}' | grep -F "$entry+" || true); do
+  for volume in $(on vol-list "$EGRESS_TEST_POOL" | awk '{print $1}' | grep -F "$pattern" || true); do
     on vol-delete --pool "$EGRESS_TEST_POOL" "$volume" >/dev/null
   done
 }
@@ -120,6 +125,7 @@ EOF2
 {
   echo "providers:"
   entry "$prefix-host" host
+  entry "$prefix-cached" host
   entry "$prefix-client" client
 } >"$config"
 
@@ -132,12 +138,18 @@ java_cmd="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 echo "bench-host-fetch: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $("$java_cmd" -version 2>&1 | head -1)"
 echo "egressctl: $egressctl; image: $mebibytes MiB, sha256 $sha256"
 
+echo "== fetching the image's base for the cached case"
+"$egressctl" --config "$config" create "$prefix-warm" --provider "$prefix-cached" --machine-type small --image big \
+  >/dev/null
+remove_run "$prefix-cached" "$prefix-warm" "$prefix-cached+$prefix-warm."
+
 uri=$("$root/scripts/virsh-over-ssh.sh" --uri)
 on vol-create-as "$EGRESS_TEST_POOL" "$anchor_volume" "$((mebibytes << 20))" --format raw >/dev/null
 egressctl_q=$(printf '%q --config %q' "$egressctl" "$config")
 cases=(
   anchor "virsh -q -c '$uri' vol-upload --pool $EGRESS_TEST_POOL $anchor_volume $(printf '%q' "$image")"
   host "$egressctl_q create $prefix-h --provider $prefix-host --machine-type small --image big"
+  cached "$egressctl_q create $prefix-k --provider $prefix-cached --machine-type small --image big"
 )
 if [ "$client" = yes ]; then
   cases+=(client "$egressctl_q create $prefix-c --provider $prefix-client --machine-type small --image big")
@@ -145,15 +157,15 @@ fi
 echo "== $runs runs each after a warm-up, alternating; every create fetches the image anew"
 BETWEEN_RUNS_anchor="on vol-delete --pool '$EGRESS_TEST_POOL' '$anchor_volume' >/dev/null; on vol-create-as '$EGRESS_TEST_POOL' '$anchor_volume' $((mebibytes << 20)) --format raw >/dev/null" \
   BETWEEN_RUNS_host="remove_run '$prefix-host' '$prefix-h'" \
+  BETWEEN_RUNS_cached="remove_run '$prefix-cached' '$prefix-k' '$prefix-cached+$prefix-k.'" \
   BETWEEN_RUNS_client="remove_run '$prefix-client' '$prefix-c'" \
   measure "$runs" "${cases[@]}"
 
 gib=$(awk -v m="$mebibytes" 'BEGIN { print m / 1024 }')
 echo "== speed against the anchor (anchor wall / case wall) and CPU per GiB of the process"
-printf '  host    %s   egressctl cpu %.2f s per GiB\n' "$(ratio "${WALL[anchor]}" "${WALL[host]}")" \
-  "$(awk -v c="${CPU[host]}" -v g="$gib" 'BEGIN { print c / g }')"
+per_gib() { awk -v c="$1" -v k="${CPU[cached]}" -v g="$gib" 'BEGIN { printf "%.2f s per GiB, %.2f s less the cached create", c / g, (c - k) / g }'; }
+printf '  host    %s   egressctl cpu %s\n' "$(ratio "${WALL[anchor]}" "${WALL[host]}")" "$(per_gib "${CPU[host]}")"
 if [ "$client" = yes ]; then
-  printf '  client  %s   egressctl cpu %.2f s per GiB\n' "$(ratio "${WALL[anchor]}" "${WALL[client]}")" \
-    "$(awk -v c="${CPU[client]}" -v g="$gib" 'BEGIN { print c / g }')"
+  printf '  client  %s   egressctl cpu %s\n' "$(ratio "${WALL[anchor]}" "${WALL[client]}")" "$(per_gib "${CPU[client]}")"
 fi
 echo "bench-host-fetch: load after $(cut -d' ' -f1-3 /proc/loadavg)"
