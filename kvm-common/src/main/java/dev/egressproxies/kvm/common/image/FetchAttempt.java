@@ -123,7 +123,7 @@ final class FetchAttempt {
         return publishedLength(response.statusCode(), response.headers(), response.uri());
     }
 
-    /** As {@link #publishedLength(HttpResponse)}, from an answer's parts: {@code answeredUrl} is the URL that answered. */
+    /** As {@link #publishedLength(HttpResponse)}, from an answer's parts; {@code answeredUrl} answered. */
     long publishedLength(int status, HttpHeaders headers, URI answeredUrl) {
         String answered = url + " answered HTTP " + status;
         if (status == 429 || status >= 500) {

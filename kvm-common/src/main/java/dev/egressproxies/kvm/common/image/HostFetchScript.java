@@ -27,7 +27,8 @@ final class HostFetchScript {
             set -u
             IFS= read -r url || { echo 'egress-fetch error no-url'; exit 70; }
             umask 077
-            dir=$(mktemp -d "${TMPDIR:-/tmp}/egress-fetch.XXXXXX") || { echo 'egress-fetch error no-temporary-folder'; exit 71; }
+            dir=$(mktemp -d "${TMPDIR:-/tmp}/egress-fetch.XXXXXX") \\
+              || { echo 'egress-fetch error no-temporary-folder'; exit 71; }
             exec 3<&0
             ( while IFS= read -r _; do :; done <&3; kill -TERM 0 ) >/dev/null 2>&1 </dev/null &
             watch=$!
@@ -57,6 +58,7 @@ final class HostFetchScript {
             report() {
               [ -f "$dir/headers" ] && tr -d '\\r' <"$dir/headers" | sed 's/^/egress-fetch header /'
               [ -f "$dir/messages" ] && head -c 4000 "$dir/messages" | tr -d '\\r' | sed 's/^/egress-fetch message /'
+              [ -f "$dir/unpack.err" ] && head -c 1000 "$dir/unpack.err" | sed 's/^/egress-fetch unpack-message /'
               for step in fetch unpack write; do
                 [ -s "$dir/$step.rc" ] && echo "egress-fetch $step-rc $(tr -dc 0-9 <"$dir/$step.rc")"
               done
@@ -128,7 +130,7 @@ final class HostFetchScript {
                 + "digest <\"$dir/hash\" >\"$dir/sha256\" &\nhashing=$!\n"
                 + "wc -c <\"$dir/count\" >\"$dir/published\" &\ncounting=$!\n"
                 + "{ get body; echo $? >\"$dir/fetch.rc\"; } </dev/null | tee \"$dir/hash\" \"$dir/count\""
-                + " | { " + decompressor + " -dc; echo $? >\"$dir/unpack.rc\"; }"
+                + " | { " + decompressor + " -dc 2>\"$dir/unpack.err\"; echo $? >\"$dir/unpack.rc\"; }"
                 + " | { cat >\"$target\"; echo $? >\"$dir/write.rc\"; }\n"
                 + "wait \"$hashing\" \"$counting\"\n";
     }
@@ -163,13 +165,15 @@ final class HostFetchScript {
 
     /**
      * What a script printed: its {@code key value} lines by key (the last of each), the response
-     * headers as the download tool recorded them, and its messages.
+     * headers as the download tool recorded them, its messages and the decompressor's.
      */
-    record Report(Map<String, String> values, List<String> headerLines, List<String> messages) {
+    record Report(Map<String, String> values, List<String> headerLines, List<String> messages,
+                  List<String> unpackMessages) {
         static Report parse(String out) {
             Map<String, String> values = new LinkedHashMap<>();
             List<String> headers = new ArrayList<>();
             List<String> messages = new ArrayList<>();
+            List<String> unpackMessages = new ArrayList<>();
             for (String line : out.split("\n")) {
                 if (!line.startsWith(PREFIX)) {
                     continue;
@@ -181,10 +185,11 @@ final class HostFetchScript {
                 switch (key) {
                     case "header" -> headers.add(value);
                     case "message" -> messages.add(value);
+                    case "unpack-message" -> unpackMessages.add(value);
                     default -> values.put(key, value.strip());
                 }
             }
-            return new Report(values, List.copyOf(headers), List.copyOf(messages));
+            return new Report(values, List.copyOf(headers), List.copyOf(messages), List.copyOf(unpackMessages));
         }
 
         Optional<String> value(String key) {

@@ -116,7 +116,7 @@ public final class HostImageFetcher {
                                                      String host) {
         return onHost(attempt.permanent(Reason.CONTENT_INVALID, "the image from " + attempt.url() + " is declared "
                 + source.packaging() + ", but " + HostFetchScript.decompressor(source.compression()).orElse("")
-                + " could not decompress it" + messages(report, attempt) + "; fix the image's compression"
+                + " could not decompress it" + text(report.unpackMessages(), attempt) + "; fix the image's compression"
                 + " setting, or the file on the server", null), host);
     }
 
@@ -291,8 +291,8 @@ public final class HostImageFetcher {
             String lower = said.toLowerCase(Locale.ROOT);
             if (!wget && fetch == 28 && lower.contains("too slow") || wget && lower.contains("timed out")
                     && status.isPresent()) {
-                throw onHost(attempt.stalled("while downloading on host '" + host + "' (" + received(status)
-                        + ")" + said, null), host);
+                throw onHost(attempt.stalled("while the host downloaded it (" + received(status) + ")" + said,
+                        null), host);
             }
             if (!wget && fetch == 28 && status.isPresent()) {
                 throw onHost(attempt.timeUp("while the host downloaded it" + said, null), host);
@@ -365,6 +365,11 @@ public final class HostImageFetcher {
         if (report.wget()) {
             report.headerLines().stream().filter(line -> !line.startsWith("  ") && !line.isBlank()).forEach(lines::add);
         }
+        return text(lines, attempt);
+    }
+
+    /** {@code lines} joined, cut and scrubbed of the URL's secret parts, as {@code ": ..."}; empty without any. */
+    private static String text(List<String> lines, FetchAttempt attempt) {
         String text = String.join("; ", lines.stream().map(String::strip).filter(line -> !line.isEmpty()).toList());
         if (text.length() > 300) {
             text = text.substring(0, 300) + "...";

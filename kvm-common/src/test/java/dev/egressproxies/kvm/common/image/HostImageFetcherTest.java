@@ -64,7 +64,9 @@ class HostImageFetcherTest {
     }
 
     private ImageFetchException failure(ImageSource source) throws IOException {
-        return catchThrowableOfType(ImageFetchException.class, () -> fetch(source, target()));
+        ImageFetchException failure = catchThrowableOfType(ImageFetchException.class, () -> fetch(source, target()));
+        System.out.println("[host fetch] " + failure.kind() + " " + failure.reason() + ": " + failure.getMessage());
+        return failure;
     }
 
     @Nested

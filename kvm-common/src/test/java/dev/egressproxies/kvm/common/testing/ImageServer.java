@@ -44,7 +44,7 @@ public final class ImageServer implements AutoCloseable {
         this(InetAddress.getLoopbackAddress());
     }
 
-    /** A server on {@code address} (an IPv4 address of this machine), such as the test stack's veth toward its jump host. */
+    /** A server on {@code address}, an IPv4 address of this machine, such as the stack's veth toward its jump host. */
     public ImageServer(InetAddress address) throws IOException {
         server = HttpServer.create(new InetSocketAddress(address, 0), 16);
         host = address.isLoopbackAddress() ? "127.0.0.1" : address.getHostAddress();
