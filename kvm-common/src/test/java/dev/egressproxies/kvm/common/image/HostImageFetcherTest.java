@@ -69,6 +69,19 @@ class HostImageFetcherTest {
         return failure;
     }
 
+    /** A folder of links to every command of /usr/bin but {@code left}, for a PATH without it. */
+    private Path binWithout(String left) throws IOException {
+        Path bin = Files.createDirectories(folder.resolve("bin-without-" + left));
+        try (var commands = Files.list(Path.of("/usr/bin"))) {
+            for (Path command : commands.toList()) {
+                if (!command.getFileName().toString().equals(left)) {
+                    Files.createSymbolicLink(bin.resolve(command.getFileName()), command);
+                }
+            }
+        }
+        return bin;
+    }
+
     @Nested
     class Downloads {
         @Test
@@ -97,6 +110,27 @@ class HostImageFetcherTest {
             assertThat(Files.readAllBytes(target)).isEqualTo(IMAGE);
             assertThat(result).isEqualTo(new FetchResult(published.length, TestImages.sha256(published),
                     IMAGE.length));
+        }
+
+        @Test
+        void aHostWithWgetButNoCurlDownloadsWithWgetAndItsAnswersAreClassifiedAlike() throws IOException {
+            server.serve("/disk.qcow2", IMAGE);
+            server.status("/gone.qcow2", 404);
+            HostShell withoutCurl = new LocalShell(Map.of("PATH", binWithout("curl").toString()));
+            Path target = target();
+
+            FetchResult result = fetcher.fetch(withoutCurl, HOST, ImageSource.builder(server.url("/disk.qcow2"))
+                    .sha256(TestImages.sha256(IMAGE)).build(), target.toString(), Deadline.after(Duration.ofSeconds(30)));
+            Path other = Files.createFile(folder.resolve("other.qcow2"));
+            ImageFetchException missing = catchThrowableOfType(ImageFetchException.class, () -> fetcher.fetch(
+                    withoutCurl, HOST, ImageSource.builder(server.url("/gone.qcow2")).build(), other.toString(),
+                    Deadline.after(Duration.ofSeconds(30))));
+
+            assertThat(Files.readAllBytes(target)).isEqualTo(IMAGE);
+            assertThat(result.sha256()).isEqualTo(TestImages.sha256(IMAGE));
+            assertThat(missing.getMessage()).endsWith("answered HTTP 404; fix the image URL");
+            assertThat(fetcher.publishedBytes(withoutCurl, HOST, ImageSource.builder(server.url("/disk.qcow2"))
+                    .build(), Deadline.after(Duration.ofSeconds(30)))).isEqualTo(IMAGE.length);
         }
 
         @Test
