@@ -3,6 +3,8 @@ package dev.egressproxies.kvm;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.image.FetchLocation;
+import dev.egressproxies.kvm.common.image.HostImageFetcher;
 import dev.egressproxies.kvm.common.image.ImageFetchException;
 import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
@@ -13,6 +15,7 @@ import dev.egressproxies.kvm.common.instance.BaseVolumeFetch;
 import dev.egressproxies.kvm.common.instance.PoolLeases;
 import dev.egressproxies.kvm.common.instance.HostPool;
 import dev.egressproxies.kvm.common.instance.HostPreflight;
+import dev.egressproxies.kvm.common.instance.HostSideFetch;
 import dev.egressproxies.kvm.common.instance.ImageFailures;
 import dev.egressproxies.kvm.common.instance.LibvirtSteps;
 import dev.egressproxies.kvm.common.instance.Pools;
@@ -22,8 +25,10 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StorageVolume;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import dev.egressproxies.kvm.common.xml.VolumeXml;
 import dev.egressproxies.kvm.config.KvmConfig;
+import dev.egressproxies.kvm.config.KvmHost;
 import dev.egressproxies.kvm.config.KvmImage;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -65,6 +70,7 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
     private final KvmConfig config;
     private final HostPool hosts;
     private final BaseVolumeFetch fetch;
+    private final HostSideFetch hostSide;
     private final ImageFetcher probe;
     private final BaseImageDiscard discard;
     private final PoolLeases leases;
@@ -74,6 +80,8 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
         this.config = config;
         this.hosts = hosts;
         this.fetch = new BaseVolumeFetch(fetcher);
+        this.hostSide = new HostSideFetch(new HostImageFetcher(ImageFetcher.TransferBudget.none(),
+                config.imageIdleTimeout()));
         this.probe = fetcher;
         this.discard = new BaseImageDiscard(hosts);
         this.leases = new PoolLeases(discard);
@@ -158,6 +166,11 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
         }
         AtomicReference<StorageVolume> created = new AtomicReference<>();
         try {
+            if (onHost(image)) {
+                FetchResult fetched = fetchOnHost(host, imageKey, image, call, created);
+                return hosts.call(host, call, libvirt -> complete(libvirt, Pools.require(libvirt, host, call), host,
+                        imageKey, image, call, created, lease.get(), fetched));
+            }
             return hosts.call(host, call,
                     libvirt -> download(libvirt, host, imageKey, image, call, created, lease.get()));
         } catch (RuntimeException failure) {
@@ -168,15 +181,29 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
         }
     }
 
-    /** Every image can be downloaded: a HEAD (or a GET closed at once) per image, nothing downloaded. */
+    /**
+     * Every image can be downloaded: a HEAD (or a GET closed at once) per image, nothing downloaded;
+     * for images the hosts fetch, per host the pool, the tools and a HEAD from the host.
+     */
     @Override
     public List<PreflightCheck> preflight(Call call) {
         List<PreflightCheck> checks = new ArrayList<>();
+        Map<String, ImageSource> onHost = new LinkedHashMap<>();
         for (Map.Entry<String, KvmImage> image : config.images().entrySet()) {
             ImageSource source = image.getValue().source();
+            if (onHost(image.getValue())) {
+                onHost.put(image.getKey(), source);
+                continue;
+            }
             checks.add(HostPreflight.check("image " + image.getKey() + " at " + source.redactedUrl(),
                     () -> "downloadable, " + publishedBytes(image.getKey(), source, call) + " bytes ("
                             + image.getValue().format() + ")"));
+        }
+        if (!onHost.isEmpty()) {
+            for (HostSettings host : config.hosts().stream().map(KvmHost::settings).toList()) {
+                checks.addAll(hostSide.preflight(hosts, host, onHost, call,
+                        failure -> ImageFailures.translate(failure, call, "")));
+            }
         }
         return checks;
     }
@@ -226,6 +253,33 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
             }
             throw ImageFailures.translate(failure, call, setting(imageKey));
         }
+        return complete(libvirt, pool, host, imageKey, image, call, created, lease, fetched);
+    }
+
+    /** The host downloads the image into the new base volume's file over the pooled link's SSH session. */
+    private FetchResult fetchOnHost(HostSettings host, String imageKey, KvmImage image, Call call,
+                                    AtomicReference<StorageVolume> created) {
+        String volume = BaseVolumeNames.base(imageKey, image);
+        try {
+            return hostSide.fetch(hosts, host, volume, image.source(), call, created);
+        } catch (ImageFetchException failure) {
+            if (failure.reason() == ImageFetchException.Reason.DEADLINE) {
+                throw call.deadlineExceeded("downloading image " + imageKey + " on host " + host.name(), failure);
+            }
+            throw ImageFailures.translate(failure, call, setting(imageKey));
+        }
+    }
+
+    private boolean onHost(KvmImage image) {
+        return image.fetchLocation(config.fetchLocation()) == FetchLocation.HOST;
+    }
+
+    /** Refreshes the pool and writes the marker last, once the lease was found still held. */
+    private String complete(LibvirtHost libvirt, StoragePool pool, HostSettings host, String imageKey, KvmImage image,
+                            Call call, AtomicReference<StorageVolume> created, PoolLeases.Held lease,
+                            FetchResult fetched) {
+        ImageSource source = image.source();
+        String volume = BaseVolumeNames.base(imageKey, image);
         LibvirtSteps.run("refreshing storage pool " + host.pool() + " after the upload",
                 () -> libvirt.refreshPool(pool));
         String marker = BaseVolumeNames.baseComplete(imageKey, image);

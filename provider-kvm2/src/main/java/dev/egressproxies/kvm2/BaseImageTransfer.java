@@ -2,12 +2,14 @@ package dev.egressproxies.kvm2;
 
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.image.HostImageFetcher;
 import dev.egressproxies.kvm.common.image.ImageFetchException;
 import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseVolumeFetch;
 import dev.egressproxies.kvm.common.instance.HostPool;
+import dev.egressproxies.kvm.common.instance.HostSideFetch;
 import dev.egressproxies.kvm.common.instance.ImageFailures;
 import dev.egressproxies.kvm.common.instance.Pools;
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost.StoragePool;
@@ -28,18 +30,24 @@ import java.util.function.Supplier;
  * cut because this transfer ran out of time). It is dialled ahead, while the size probe and the
  * lease run, which hides its SSH handshake.
  *
+ * <p>An image fetched on the host ({@code fetch: host}) takes the same path with {@link
+ * HostSideFetch} in place of the upload: the dedicated connection's SSH session runs the host's
+ * download, and its deadline ends that download there.
+ *
  * <p>Every failure after the volume was created removes it, best effort, once the dedicated
  * connection is closed, so libvirtd has let go of the stream.
  */
 final class BaseImageTransfer {
     private final BaseVolumeFetch fetch;
+    private final HostSideFetch hostSide;
     private final Supplier<HostPool> dedicatedConnections;
     private final Duration transferBudget;
     private final BaseImageDiscard discard;
 
-    BaseImageTransfer(ImageFetcher fetcher, Supplier<HostPool> dedicatedConnections, Duration transferBudget,
-                      BaseImageDiscard discard) {
+    BaseImageTransfer(ImageFetcher fetcher, HostImageFetcher hostFetcher, Supplier<HostPool> dedicatedConnections,
+                      Duration transferBudget, BaseImageDiscard discard) {
         this.fetch = new BaseVolumeFetch(fetcher);
+        this.hostSide = new HostSideFetch(hostFetcher);
         this.dedicatedConnections = dedicatedConnections;
         this.transferBudget = transferBudget;
         this.discard = discard;
@@ -64,6 +72,9 @@ final class BaseImageTransfer {
         Call transfer = call.withDeadline(call.deadline().within(transferBudget));
         AtomicReference<StorageVolume> created = new AtomicReference<>();
         try {
+            if (image.onHost()) {
+                return onHost(dedicated, host, image, transfer, created);
+            }
             return dedicated.call(host, transfer,
                     libvirt -> upload(libvirt, host, image, transfer, created));
         } catch (RuntimeException failure) {
@@ -74,6 +85,16 @@ final class BaseImageTransfer {
             throw failure;
         } finally {
             dedicated.close();
+        }
+    }
+
+    /** The host downloads the image into the base volume's file; the SSH session is the dedicated connection's. */
+    private FetchResult onHost(HostPool dedicated, HostSettings host, Kvm2Image image, Call transfer,
+                               AtomicReference<StorageVolume> created) {
+        try {
+            return hostSide.fetch(dedicated, host, image.volume(), image.source(), transfer, created);
+        } catch (ImageFetchException failure) {
+            throw ImageFailures.translate(failure, transfer, image.subject());
         }
     }
 

@@ -1,17 +1,19 @@
 package dev.egressproxies.kvm2;
 
-import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.config.HostSettings;
+import dev.egressproxies.kvm.common.image.FetchLocation;
 import dev.egressproxies.kvm.common.image.ImageFetchException;
 import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
+import dev.egressproxies.kvm.common.image.ImageSource;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseImageStrategy;
 import dev.egressproxies.kvm.common.instance.PoolLeases;
 import dev.egressproxies.kvm.common.instance.HostPool;
 import dev.egressproxies.kvm.common.instance.HostPreflight;
+import dev.egressproxies.kvm.common.instance.HostSideFetch;
 import dev.egressproxies.kvm.common.instance.ImageFailures;
 import dev.egressproxies.kvm.common.instance.LibvirtSteps;
 import dev.egressproxies.kvm.common.instance.Pools;
@@ -23,6 +25,7 @@ import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.SpanKind;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,8 +69,10 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     private static final Logger LOG = LoggerFactory.getLogger(DigestPinnedImages.class);
 
     private final ImageCatalogue catalogue;
+    private final List<HostSettings> hostList;
     private final HostPool hosts;
     private final ImageFetcher probe;
+    private final HostSideFetch hostProbe;
     private final Duration rpcBudget;
     private final PoolSpace space;
     private final BaseImageTransfer transfer;
@@ -75,12 +80,14 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     private final Kvm2Telemetry telemetry;
     private final PoolLeases leases;
 
-    DigestPinnedImages(ImageCatalogue catalogue, HostPool hosts, ImageFetcher probe, Duration rpcBudget,
-                       PoolSpace space, BaseImageTransfer transfer, BaseImageDiscard discard,
-                       Kvm2Telemetry telemetry) {
+    DigestPinnedImages(ImageCatalogue catalogue, List<HostSettings> hostList, HostPool hosts, ImageFetcher probe,
+                       HostSideFetch hostProbe, Duration rpcBudget, PoolSpace space, BaseImageTransfer transfer,
+                       BaseImageDiscard discard, Kvm2Telemetry telemetry) {
         this.catalogue = catalogue;
+        this.hostList = List.copyOf(hostList);
         this.hosts = hosts;
         this.probe = probe;
+        this.hostProbe = hostProbe;
         this.rpcBudget = rpcBudget;
         this.space = space;
         this.transfer = transfer;
@@ -136,7 +143,7 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
             return cached.get();
         }
         try (HostPool transferConnection = transfer.dialAhead(host, call)) {
-            long publishedBytes = publishedBytes(image, call);
+            long publishedBytes = publishedBytes(image, host, call);
             Optional<String> fetchedMeanwhile = hosts.call(host, call, libvirt -> {
                 StoragePool pool = Pools.require(libvirt, host, call);
                 // Only the lease's holder may remove a base without marker: it may be another process's upload.
@@ -151,27 +158,46 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
         }
     }
 
-    /** Every catalogue image can be fetched: a size probe per image, nothing downloaded. */
+    /**
+     * Every catalogue image can be fetched: a size probe per image fetched by the client, nothing
+     * downloaded; for images fetched on the hosts, per host the pool, the tools and a size probe
+     * from the host (and, when the entry fetches on the hosts, that its hosts can).
+     */
     @Override
     public List<PreflightCheck> preflight(Call call) {
         List<PreflightCheck> checks = new ArrayList<>();
+        Map<String, ImageSource> onHost = new LinkedHashMap<>();
         for (Map.Entry<String, CatalogueImage> entry : catalogue.entries().entrySet()) {
             Kvm2Image image = catalogue.resolve(entry.getKey(), call);
+            if (image.onHost()) {
+                onHost.put(entry.getKey(), image.source());
+                continue;
+            }
             checks.add(HostPreflight.check("image " + entry.getKey() + " at " + image.source().redactedUrl(),
-                    () -> "fetchable, " + publishedBytes(image, call) + " bytes as published ("
+                    () -> "fetchable, " + publishedBytes(image, null, call) + " bytes as published ("
                             + image.format().xmlName() + ", compression "
                             + image.source().compression().configName()
                             + (image.pinned() ? ", sha256 pinned" : ", no sha256 pinned") + ")"));
         }
+        if (!onHost.isEmpty() || catalogue.fetch() == FetchLocation.HOST) {
+            Call bounded = call.withDeadline(call.deadline().within(rpcBudget));
+            for (HostSettings host : hostList) {
+                checks.addAll(hostProbe.preflight(hosts, host, onHost, bounded,
+                        failure -> ImageFailures.translate(failure, bounded, "")));
+            }
+        }
         return checks;
     }
 
-    /** The published file's size, probed within the per-call budget. */
-    private long publishedBytes(Kvm2Image image, Call call) {
+    /** The published file's size, probed within the per-call budget: from {@code host} when it fetches the image. */
+    private long publishedBytes(Kvm2Image image, HostSettings host, Call call) {
         call.checkDeadline();
-        Deadline deadline = call.deadline().within(rpcBudget);
+        Call bounded = call.withDeadline(call.deadline().within(rpcBudget));
         try {
-            return probe.publishedBytes(image.source(), deadline);
+            if (image.onHost()) {
+                return hostProbe.publishedBytes(hosts, host, image.source(), bounded);
+            }
+            return probe.publishedBytes(image.source(), bounded.deadline());
         } catch (ImageFetchException failure) {
             throw ImageFailures.translate(failure, call, image.subject());
         }

@@ -1,6 +1,7 @@
 package dev.egressproxies.kvm2;
 
 import dev.egressproxies.kvm.common.Call;
+import dev.egressproxies.kvm.common.image.FetchLocation;
 import dev.egressproxies.kvm.common.image.ImageSource;
 import dev.egressproxies.kvm2.config.CatalogueImage;
 import java.util.Locale;
@@ -13,10 +14,13 @@ import java.util.Map;
 final class ImageCatalogue {
     private final String entry;
     private final Map<String, CatalogueImage> images;
+    private final FetchLocation fetch;
 
-    ImageCatalogue(String entry, Map<String, CatalogueImage> images) {
+    /** {@code fetch}: where images are fetched unless a catalogue entry says otherwise; URL images always. */
+    ImageCatalogue(String entry, Map<String, CatalogueImage> images, FetchLocation fetch) {
         this.entry = entry;
         this.images = images;
+        this.fetch = fetch;
     }
 
     /**
@@ -29,7 +33,8 @@ final class ImageCatalogue {
     Kvm2Image resolve(String image, Call call) {
         CatalogueImage configured = images.get(image);
         if (configured != null) {
-            return image(image, "image '" + image + "'", image, configured.source(), configured.uefi());
+            return image(image, "image '" + image + "'", image, configured.source(), configured.uefi(),
+                    configured.fetchLocation(fetch));
         }
         if (!isHttpUrl(image)) {
             throw call.permanent("placement.image '" + image + "' is neither a key of images of provider entry '"
@@ -44,7 +49,7 @@ final class ImageCatalogue {
             throw call.permanent("placement.image is an http or https URL that cannot be fetched: "
                     + unusable.getMessage());
         }
-        return image(source.redactedUrl().toString(), "", BaseVolumeNames.URL_KEY, source, true);
+        return image(source.redactedUrl().toString(), "", BaseVolumeNames.URL_KEY, source, true, fetch);
     }
 
     /** Whether {@code volume} is a base volume of this entry (see {@link BaseVolumeNames#isBase}). */
@@ -52,13 +57,20 @@ final class ImageCatalogue {
         return BaseVolumeNames.isBase(entry, volume);
     }
 
+    /** Where images are fetched unless a catalogue entry says otherwise. */
+    FetchLocation fetch() {
+        return fetch;
+    }
+
     /** Every catalogue entry, for the preflight checks. */
     Map<String, CatalogueImage> entries() {
         return images;
     }
 
-    private Kvm2Image image(String label, String subject, String key, ImageSource source, boolean uefi) {
-        return new Kvm2Image(label, subject, key, BaseVolumeNames.base(entry, key, source), source, uefi);
+    private Kvm2Image image(String label, String subject, String key, ImageSource source, boolean uefi,
+                            FetchLocation location) {
+        return new Kvm2Image(label, subject, key, BaseVolumeNames.base(entry, key, source), source, uefi,
+                location == FetchLocation.HOST);
     }
 
     private static boolean isHttpUrl(String image) {

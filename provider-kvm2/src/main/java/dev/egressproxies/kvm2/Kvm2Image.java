@@ -15,8 +15,10 @@ import dev.egressproxies.kvm.common.xml.DiskFormat;
  * @param volume the base volume's name
  * @param source what the fetch pipeline fetches; its URL must never be shown
  * @param uefi   whether its VMs boot with UEFI
+ * @param onHost whether the hypervisor fetches it itself ({@code fetch: host})
  */
-record Kvm2Image(String label, String subject, String key, String volume, ImageSource source, boolean uefi) implements ImageChoice {
+record Kvm2Image(String label, String subject, String key, String volume, ImageSource source, boolean uefi,
+                 boolean onHost) implements ImageChoice {
 
     @Override
     public DiskFormat format() {
@@ -36,6 +38,7 @@ record Kvm2Image(String label, String subject, String key, String volume, ImageS
     @Override
     public String toString() {
         // The record's own form would print the source's URL; its redacted form is all that may show.
-        return "Kvm2Image[" + label + ", volume " + volume + ", " + source + "]";
+        return "Kvm2Image[" + label + ", volume " + volume + ", " + source + (onHost ? ", fetched on the host" : "")
+                + "]";
     }
 }

@@ -7,11 +7,13 @@ import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.api.spi.ProviderContext;
 import dev.egressproxies.kvm.common.host.HostDialer;
+import dev.egressproxies.kvm.common.image.HostImageFetcher;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.image.ImageFetcher.TransferBudget;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.EntrySettings;
 import dev.egressproxies.kvm.common.instance.HostPool;
+import dev.egressproxies.kvm.common.instance.HostSideFetch;
 import dev.egressproxies.kvm.common.instance.InstanceEngine;
 import dev.egressproxies.kvm.common.instance.ProviderId;
 import dev.egressproxies.kvm2.config.Kvm2Config;
@@ -55,9 +57,12 @@ public final class Kvm2Provider extends InstanceEngine<Kvm2Image> {
         BaseImageDiscard discard = new BaseImageDiscard(hosts, config.rpcBudget());
         ImageFetcher fetcher = new ImageFetcher(context::httpClient, context.progress(),
                 TransferBudget.of(config.transferBudget()), config.imageIdleTimeout());
-        BaseImageTransfer transfer = new BaseImageTransfer(fetcher,
+        HostImageFetcher hostFetcher = new HostImageFetcher(TransferBudget.of(config.transferBudget()),
+                config.imageIdleTimeout());
+        BaseImageTransfer transfer = new BaseImageTransfer(fetcher, hostFetcher,
                 () -> new HostPool(dialer, dialTimeout, Optional.empty()), config.transferBudget(), discard);
-        return new DigestPinnedImages(new ImageCatalogue(entry, config.images()), hosts, fetcher, config.rpcBudget(),
+        return new DigestPinnedImages(new ImageCatalogue(entry, config.images(), config.fetchLocation()),
+                config.hosts(), hosts, fetcher, new HostSideFetch(hostFetcher), config.rpcBudget(),
                 new PoolSpace(config.diskSizeGb()), transfer, discard, telemetry);
     }
 

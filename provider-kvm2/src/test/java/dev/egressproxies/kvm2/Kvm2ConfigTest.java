@@ -7,6 +7,7 @@ import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.image.Archive;
 import dev.egressproxies.kvm.common.image.Compression;
+import dev.egressproxies.kvm.common.image.FetchLocation;
 import dev.egressproxies.kvm.common.image.ImageSource;
 import dev.egressproxies.kvm.common.testing.FakeLinkDialer;
 import dev.egressproxies.kvm.common.testing.RegistryBinding;
@@ -172,6 +173,32 @@ class Kvm2ConfigTest {
                 .hasMessageContaining("write it in quotes");
         assertThatThrownBy(() -> image("https://example.org/d.qcow2", "abc", null, null, null))
                 .hasMessageNotContaining("quotes");
+    }
+
+    @Test
+    void imagesAreFetchedByTheClientUnlessTheEntryOrTheImageSaysHost() throws Exception {
+        build("""
+                providers:
+                  - name: kvm2-a
+                    type: kvm2
+                    hosts: [{name: host-1, address: 10.0.0.5, bridge: br0}]
+                    machineTypes: {small: {vcpus: 1, memoryMiB: 512}}
+                    images:
+                      near: {url: "https://example.org/near.qcow2", fetch: client}
+                      far: {url: "https://example.org/far.qcow2.xz"}
+                    fetch: host
+                    sshKeyFile: /k
+                    knownHostsFile: /h
+                """);
+
+        Kvm2Config config = bound.get();
+        assertThat(config.fetchLocation()).isEqualTo(FetchLocation.HOST);
+        assertThat(config.images().get("near").fetchLocation(config.fetchLocation())).isEqualTo(FetchLocation.CLIENT);
+        assertThat(config.images().get("far").fetchLocation(config.fetchLocation())).isEqualTo(FetchLocation.HOST);
+        assertThat(new CatalogueImage("https://example.org/d.qcow2", null, null, null, null, null, null)
+                .fetchLocation(FetchLocation.CLIENT)).isEqualTo(FetchLocation.CLIENT);
+        assertThatThrownBy(() -> new CatalogueImage("https://example.org/d.qcow2", null, null, null, null, null, null,
+                "hypervisor")).hasMessageStartingWith("fetch: ").hasMessageContaining("client or host");
     }
 
     @Test

@@ -121,6 +121,11 @@ final class InterceptedLibvirtHost implements LibvirtHost {
     }
 
     @Override
+    public String poolXml(StoragePool pool) {
+        return interceptor.around("poolXml", pool.name(), () -> libvirt.poolXml(pool));
+    }
+
+    @Override
     public void refreshPool(StoragePool pool) {
         run("refreshPool", pool.name(), () -> libvirt.refreshPool(pool));
     }

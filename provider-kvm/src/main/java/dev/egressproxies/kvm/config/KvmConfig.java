@@ -3,6 +3,7 @@ package dev.egressproxies.kvm.config;
 import dev.egressproxies.kvm.common.config.ConfigChecks;
 import dev.egressproxies.kvm.common.instance.EntrySettings;
 import dev.egressproxies.kvm.common.config.SshAccess;
+import dev.egressproxies.kvm.common.image.FetchLocation;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.seed.NoCloudSeed;
 import java.nio.file.Path;
@@ -22,7 +23,7 @@ import java.util.Optional;
  *       - {name: host-1, address: 10.0.0.5, bridge: br0}
  *     machineTypes:                       # at least one
  *       small: {vcpus: 1, memoryMiB: 512}
- *     images:                             # at least one; format qcow2 (default) or raw
+ *     images:                             # at least one; format qcow2 (default) or raw; fetch client or host
  *       debian-12: {url: https://cloud.debian.org/.../debian-12-genericcloud-amd64.qcow2}
  *     diskSizeGb: 10                      # default 10: each VM's disk, in GiB
  *     claimsHost: host-1                  # default the first host: holds name claims and cordons
@@ -37,6 +38,7 @@ import java.util.Optional;
  *     identityAgent: /run/user/1000/ssh-agent.sock  # else ssh_config's IdentityAgent, else SSH_AUTH_SOCK
  *     passphraseFile: /etc/egress/kvm/passphrase    # optional: decrypts key files protected by a passphrase
  *     imageIdleTimeout: 30s               # default 30s: the longest an image server may stay silent
+ *     fetch: client                       # default client; host: the hypervisors download images themselves
  * }</pre>
  *
  * @param hosts                 the hypervisors; their names are the zones, unique within the entry
@@ -63,12 +65,16 @@ import java.util.Optional;
  * @param imageIdleTimeout      the longest an image server may stay silent: before the response
  *                              headers of a HEAD or GET, and between bytes of the body; within the
  *                              caller's deadline
+ * @param fetch                 where images are fetched unless an image says otherwise: {@code client}
+ *                              (egressctl downloads and uploads them through libvirt) or {@code host}
+ *                              (each hypervisor downloads them itself, into a dir pool)
  */
 public record KvmConfig(List<KvmHost> hosts, Map<String, MachineType> machineTypes, Map<String, KvmImage> images,
                         Integer diskSizeGb, String vendorData, Path sshKeyFile, Path knownHostsFile,
                         Boolean insecureIgnoreHostKey, Duration handshakeTimeout, Duration keepaliveInterval,
                         Duration imageIdleTimeout, Path sshConfigFile,
-                        Path identityAgent, Path passphraseFile, String claimsHost, Duration claimTimeout) {
+                        Path identityAgent, Path passphraseFile, String claimsHost, Duration claimTimeout,
+                        String fetch) {
 
     /** Each VM's disk size unless configured, in GiB. */
     public static final int DEFAULT_DISK_SIZE_GB = ConfigChecks.DEFAULT_DISK_SIZE_GB;
@@ -92,6 +98,19 @@ public record KvmConfig(List<KvmHost> hosts, Map<String, MachineType> machineTyp
         insecureIgnoreHostKey = new SshAccess(sshKeyFile, knownHostsFile, insecureIgnoreHostKey, handshakeTimeout,
                 keepaliveInterval, sshConfigFile, identityAgent, passphraseFile).insecureIgnoreHostKey();
         imageIdleTimeout = ConfigChecks.positive("imageIdleTimeout", imageIdleTimeout, ImageFetcher.DEFAULT_IDLE_LIMIT);
+        fetch = fetch == null ? FetchLocation.CLIENT.configName()
+                : ConfigChecks.parse("fetch", fetch, FetchLocation::parse).configName();
+    }
+
+    /** Images fetched by the client. */
+    public KvmConfig(List<KvmHost> hosts, Map<String, MachineType> machineTypes, Map<String, KvmImage> images,
+                     Integer diskSizeGb, String vendorData, Path sshKeyFile, Path knownHostsFile,
+                     Boolean insecureIgnoreHostKey, Duration handshakeTimeout, Duration keepaliveInterval,
+                     Duration imageIdleTimeout, Path sshConfigFile, Path identityAgent, Path passphraseFile,
+                     String claimsHost, Duration claimTimeout) {
+        this(hosts, machineTypes, images, diskSizeGb, vendorData, sshKeyFile, knownHostsFile, insecureIgnoreHostKey,
+                handshakeTimeout, keepaliveInterval, imageIdleTimeout, sshConfigFile, identityAgent, passphraseFile,
+                claimsHost, claimTimeout, null);
     }
 
     /** Claims on the first host, with the default claim timeout. */
@@ -101,12 +120,17 @@ public record KvmConfig(List<KvmHost> hosts, Map<String, MachineType> machineTyp
                      Duration imageIdleTimeout, Path sshConfigFile, Path identityAgent, Path passphraseFile) {
         this(hosts, machineTypes, images, diskSizeGb, vendorData, sshKeyFile, knownHostsFile, insecureIgnoreHostKey,
                 handshakeTimeout, keepaliveInterval, imageIdleTimeout, sshConfigFile, identityAgent, passphraseFile,
-                null, null);
+                null, null, null);
     }
 
     /** The host of that name, if configured. */
     public Optional<KvmHost> host(String name) {
         return hosts.stream().filter(host -> host.name().equals(name)).findFirst();
+    }
+
+    /** Where images are fetched unless an image says otherwise. */
+    public FetchLocation fetchLocation() {
+        return FetchLocation.parse(fetch);
     }
 
     /** How the entry logs in to its hosts, as kvm-common's SSH tunnel takes it. */

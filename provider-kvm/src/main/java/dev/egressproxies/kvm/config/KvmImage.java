@@ -3,6 +3,7 @@ package dev.egressproxies.kvm.config;
 import dev.egressproxies.kvm.common.config.ConfigChecks;
 import dev.egressproxies.kvm.common.image.Archive;
 import dev.egressproxies.kvm.common.image.Compression;
+import dev.egressproxies.kvm.common.image.FetchLocation;
 import dev.egressproxies.kvm.common.image.ImageSource;
 import dev.egressproxies.kvm.common.xml.DiskFormat;
 import java.net.URI;
@@ -20,8 +21,10 @@ import java.util.Locale;
  *
  * @param url    the http or https URL of the image
  * @param format the image's disk format, {@code qcow2} (the default) or {@code raw}
+ * @param fetch  {@code client} (egressctl downloads and uploads it), {@code host} (the hypervisor
+ *               downloads it itself, into a dir pool), or {@code null} for the entry's {@code fetch}
  */
-public record KvmImage(String url, String format) {
+public record KvmImage(String url, String format, String fetch) {
     /** The format of most cloud images, and the default. */
     public static final String FORMAT_QCOW2 = "qcow2";
     /** An uncompressed disk image. */
@@ -31,6 +34,19 @@ public record KvmImage(String url, String format) {
     public KvmImage {
         check(url);
         format = format == null ? FORMAT_QCOW2 : ConfigChecks.parse("format", format, DiskFormat::parse).xmlName();
+        if (fetch != null) {
+            fetch = ConfigChecks.parse("fetch", fetch, FetchLocation::parse).configName();
+        }
+    }
+
+    /** An image fetched where the entry's {@code fetch} says. */
+    public KvmImage(String url, String format) {
+        this(url, format, null);
+    }
+
+    /** Where the image is fetched: this image's {@code fetch}, else {@code entryDefault}. */
+    public FetchLocation fetchLocation(FetchLocation entryDefault) {
+        return fetch == null ? entryDefault : FetchLocation.parse(fetch);
     }
 
     /** The image's disk format, as kvm-common's volume XML takes it. */

@@ -3,6 +3,7 @@ package dev.egressproxies.kvm2.config;
 import dev.egressproxies.kvm.common.config.ConfigChecks;
 import dev.egressproxies.kvm.common.image.Archive;
 import dev.egressproxies.kvm.common.image.Compression;
+import dev.egressproxies.kvm.common.image.FetchLocation;
 import dev.egressproxies.kvm.common.image.ImageSource;
 import dev.egressproxies.kvm.common.xml.DiskFormat;
 import java.util.Locale;
@@ -21,6 +22,7 @@ import java.util.regex.Pattern;
  *     archive: none                   # none or tar; unset: tar when the suffix (.tar.xz, .tgz) or a member says so
  *     archiveMember: disk.raw         # the tar member that is the disk; unset: the archive's only file
  *     firmware: uefi                  # uefi (default) or bios
+ *     fetch: host                     # client or host; unset: the entry's fetch (default client)
  * }</pre>
  *
  * <p>The image is fetched into a host's storage pool the first time a VM on that host uses it and
@@ -36,9 +38,12 @@ import java.util.regex.Pattern;
  *                      {@code none} when it is the disk, or {@code null} for what the suffix implies
  * @param archiveMember the tar member that is the disk, or {@code null}
  * @param firmware      {@code uefi} or {@code bios}
+ * @param fetch         {@code client} (egressctl downloads and uploads it), {@code host} (the
+ *                      hypervisor downloads it itself, into a dir pool), or {@code null} for the
+ *                      entry's {@code fetch}
  */
 public record CatalogueImage(String url, String format, String sha256, String compression, String archive,
-                             String archiveMember, String firmware) {
+                             String archiveMember, String firmware, String fetch) {
     /** The format of most cloud images, and the default. */
     public static final String FORMAT_QCOW2 = "qcow2";
     /** UEFI boot with the host's loader and a per-VM copy of its variables template; the default. */
@@ -81,12 +86,26 @@ public record CatalogueImage(String url, String format, String sha256, String co
         }
         firmware = firmware == null ? FIRMWARE_UEFI : ConfigChecks.requireOneOf("firmware", firmware, FIRMWARE_UEFI,
                 FIRMWARE_BIOS);
+        if (fetch != null) {
+            fetch = ConfigChecks.parse("fetch", fetch, FetchLocation::parse).configName();
+        }
         try {
             // Built once, so what the pipeline refuses is refused here, at configuration time.
             source(url, format, sha256, compression, archive, archiveMember);
         } catch (IllegalArgumentException refused) {
             throw new IllegalArgumentException("url: " + refused.getMessage(), refused);
         }
+    }
+
+    /** An image fetched where the entry's {@code fetch} says. */
+    public CatalogueImage(String url, String format, String sha256, String compression, String archive,
+                          String archiveMember, String firmware) {
+        this(url, format, sha256, compression, archive, archiveMember, firmware, null);
+    }
+
+    /** Where the image is fetched: this image's {@code fetch}, else {@code entryDefault}. */
+    public FetchLocation fetchLocation(FetchLocation entryDefault) {
+        return fetch == null ? entryDefault : FetchLocation.parse(fetch);
     }
 
     /** What the fetch pipeline takes: the URL with every declaration, and the suffix for the rest. */

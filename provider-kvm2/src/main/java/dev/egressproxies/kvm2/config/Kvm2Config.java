@@ -5,6 +5,7 @@ import dev.egressproxies.kvm.common.instance.EntrySettings;
 import dev.egressproxies.kvm.common.config.HostSettings;
 import dev.egressproxies.kvm.common.config.MachineSize;
 import dev.egressproxies.kvm.common.config.SshAccess;
+import dev.egressproxies.kvm.common.image.FetchLocation;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.seed.NoCloudSeed;
 import java.nio.file.Path;
@@ -41,6 +42,7 @@ import java.util.Map;
  *     rpcBudget: 2m                       # default 2m: the longest one round of libvirt calls may take
  *     transferBudget: 20m                 # default 20m: the longest one image fetch may take
  *     imageIdleTimeout: 30s               # default 30s: the longest an image server may stay silent
+ *     fetch: client                       # default client; host: the hypervisors download images themselves
  * }</pre>
  *
  * @param hosts                 the hypervisors; their names are the zones, unique within the entry
@@ -69,13 +71,17 @@ import java.util.Map;
  * @param imageIdleTimeout      the longest an image server may stay silent: before the response
  *                              headers of a HEAD or GET, and between bytes of the body; within the
  *                              caller's deadline
+ * @param fetch                 where images are fetched unless an image says otherwise: {@code client}
+ *                              (egressctl downloads and uploads them through libvirt) or {@code host}
+ *                              (each hypervisor downloads them itself, into a dir pool)
  */
 public record Kvm2Config(List<HostSettings> hosts, Map<String, MachineSize> machineTypes,
                          Map<String, CatalogueImage> images, Integer diskSizeGb, String vendorData, Path sshKeyFile,
                          Path knownHostsFile, Boolean insecureIgnoreHostKey, Duration handshakeTimeout,
                          Duration keepaliveInterval, Duration rpcBudget, Duration transferBudget,
                          Duration imageIdleTimeout, Path sshConfigFile,
-                         Path identityAgent, Path passphraseFile, String claimsHost, Duration claimTimeout) {
+                         Path identityAgent, Path passphraseFile, String claimsHost, Duration claimTimeout,
+                         String fetch) {
 
     /** Long enough for a loaded host's round of calls, dial included; short enough that a hung one is noticed. */
     public static final Duration DEFAULT_RPC_BUDGET = Duration.ofMinutes(2);
@@ -98,6 +104,20 @@ public record Kvm2Config(List<HostSettings> hosts, Map<String, MachineSize> mach
         rpcBudget = ConfigChecks.positive("rpcBudget", rpcBudget, DEFAULT_RPC_BUDGET);
         transferBudget = ConfigChecks.positive("transferBudget", transferBudget, DEFAULT_TRANSFER_BUDGET);
         imageIdleTimeout = ConfigChecks.positive("imageIdleTimeout", imageIdleTimeout, ImageFetcher.DEFAULT_IDLE_LIMIT);
+        fetch = fetch == null ? FetchLocation.CLIENT.configName()
+                : ConfigChecks.parse("fetch", fetch, FetchLocation::parse).configName();
+    }
+
+    /** Images fetched by the client. */
+    public Kvm2Config(List<HostSettings> hosts, Map<String, MachineSize> machineTypes,
+                      Map<String, CatalogueImage> images, Integer diskSizeGb, String vendorData, Path sshKeyFile,
+                      Path knownHostsFile, Boolean insecureIgnoreHostKey, Duration handshakeTimeout,
+                      Duration keepaliveInterval, Duration rpcBudget, Duration transferBudget,
+                      Duration imageIdleTimeout, Path sshConfigFile, Path identityAgent, Path passphraseFile,
+                      String claimsHost, Duration claimTimeout) {
+        this(hosts, machineTypes, images, diskSizeGb, vendorData, sshKeyFile, knownHostsFile, insecureIgnoreHostKey,
+                handshakeTimeout, keepaliveInterval, rpcBudget, transferBudget, imageIdleTimeout, sshConfigFile,
+                identityAgent, passphraseFile, claimsHost, claimTimeout, null);
     }
 
     /** Claims on the first host, with the default claim timeout. */
@@ -108,7 +128,12 @@ public record Kvm2Config(List<HostSettings> hosts, Map<String, MachineSize> mach
                       Duration imageIdleTimeout, Path sshConfigFile, Path identityAgent, Path passphraseFile) {
         this(hosts, machineTypes, images, diskSizeGb, vendorData, sshKeyFile, knownHostsFile, insecureIgnoreHostKey,
                 handshakeTimeout, keepaliveInterval, rpcBudget, transferBudget, imageIdleTimeout, sshConfigFile,
-                identityAgent, passphraseFile, null, null);
+                identityAgent, passphraseFile, null, null, null);
+    }
+
+    /** Where images are fetched unless an image says otherwise. */
+    public FetchLocation fetchLocation() {
+        return FetchLocation.parse(fetch);
     }
 
     /** How the entry logs in to its hosts, as kvm-common's SSH tunnel takes it. */

@@ -1,6 +1,7 @@
 package dev.egressproxies.kvm.common.host;
 
 import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
+import java.util.Optional;
 
 /**
  * One open connection to a hypervisor's libvirt, as a {@link HostDialer} made it: the adapter to
@@ -14,6 +15,11 @@ public interface HostLink extends AutoCloseable {
     /** How the link reaches the daemon, for {@code check}; empty when there is nothing to say. */
     default String route() {
         return "";
+    }
+
+    /** Runs commands on the host itself, when the link rides on an SSH session; empty otherwise. */
+    default Optional<HostShell> shell() {
+        return Optional.empty();
     }
 
     /**

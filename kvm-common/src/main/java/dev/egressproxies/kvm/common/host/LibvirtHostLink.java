@@ -75,6 +75,11 @@ public final class LibvirtHostLink implements HostLink {
     }
 
     @Override
+    public Optional<HostShell> shell() {
+        return transport.shell();
+    }
+
+    @Override
     public boolean isAlive() {
         return !aborted.get() && !closed.get() && transport.isOpen() && libvirt.isAlive();
     }

@@ -29,6 +29,11 @@ public interface LibvirtTransport extends AutoCloseable {
         return Optional.empty();
     }
 
+    /** Runs commands on the host itself, when the transport is an SSH session; empty otherwise. */
+    default Optional<HostShell> shell() {
+        return Optional.empty();
+    }
+
     /**
      * Closes the socket and every connection through it. Callable from any thread, any number of
      * times; never blocks for long.

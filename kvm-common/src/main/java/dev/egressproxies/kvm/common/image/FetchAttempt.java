@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
@@ -56,6 +57,11 @@ final class FetchAttempt {
 
     RedactedUrl url() {
         return url;
+    }
+
+    /** The URL as configured, secrets and all: for the request only, never for a message. */
+    URI source() {
+        return source;
     }
 
     /** The time left until the earlier limit; zero once it passed. */
@@ -114,7 +120,11 @@ final class FetchAttempt {
 
     /** The length of the published file, from a usable response; else a {@link Reason#UNUSABLE_RESPONSE}. */
     long publishedLength(HttpResponse<?> response) {
-        int status = response.statusCode();
+        return publishedLength(response.statusCode(), response.headers(), response.uri());
+    }
+
+    /** As {@link #publishedLength(HttpResponse)}, from an answer's parts; {@code answeredUrl} answered. */
+    long publishedLength(int status, HttpHeaders headers, URI answeredUrl) {
         String answered = url + " answered HTTP " + status;
         if (status == 429 || status >= 500) {
             throw transientFailure(Reason.UNUSABLE_RESPONSE, answered + "; the server is overloaded or failing, retry"
@@ -128,14 +138,14 @@ final class FetchAttempt {
             throw permanent(Reason.UNUSABLE_RESPONSE, answered + "; fix the image URL", null);
         }
         if (status / 100 == 3) {
-            throw permanent(Reason.UNUSABLE_RESPONSE, answered + ", a redirect" + redirectTarget(response)
+            throw permanent(Reason.UNUSABLE_RESPONSE, answered + ", a redirect" + redirectTarget(headers, answeredUrl)
                     + " that the HTTP client did not follow; configure the URL it redirects to", null);
         }
         if (status / 100 != 2) {
             throw transientFailure(Reason.UNUSABLE_RESPONSE, url + " answered an unexpected HTTP " + status
                     + "; retry, and check the server if it repeats", null);
         }
-        Optional<String> encoding = response.headers().firstValue("Content-Encoding").map(String::strip);
+        Optional<String> encoding = headers.firstValue("Content-Encoding").map(String::strip);
         if (encoding.isPresent() && !encoding.get().toLowerCase(Locale.ROOT).equals("identity")) {
             throw permanent(Reason.UNUSABLE_RESPONSE, url + " sent the image with Content-Encoding "
                     + encoding.get() + " although the file as it is was asked for; make the server send the"
@@ -144,7 +154,7 @@ final class FetchAttempt {
         }
         OptionalLong length;
         try {
-            length = response.headers().firstValueAsLong("Content-Length");
+            length = headers.firstValueAsLong("Content-Length");
         } catch (NumberFormatException invalid) {
             throw permanent(Reason.UNUSABLE_RESPONSE, url + " sent a Content-Length that is not a number; fix the"
                     + " server", null);
@@ -162,10 +172,10 @@ final class FetchAttempt {
     }
 
     /** " to scheme://host" for a Location header, never its path or query; empty without one. */
-    private static String redirectTarget(HttpResponse<?> response) {
+    private static String redirectTarget(HttpHeaders headers, URI answered) {
         try {
-            Optional<URI> target = response.headers().firstValue("Location")
-                    .map(location -> response.uri().resolve(location.strip()));
+            Optional<URI> target = headers.firstValue("Location")
+                    .map(location -> answered.resolve(location.strip()));
             return target.isEmpty() || target.get().getHost() == null ? "" : " to " + RedactedUrl.of(target.get());
         } catch (IllegalArgumentException unparsable) {
             return "";

@@ -39,7 +39,7 @@ public final class BaseVolumeFetch {
         });
     }
 
-    private static StorageVolume create(LibvirtHost libvirt, StoragePool pool, HostSettings host, String volume,
+    static StorageVolume create(LibvirtHost libvirt, StoragePool pool, HostSettings host, String volume,
                                         long capacity, Call call) {
         try {
             return LibvirtSteps.step("creating base image volume " + volume,

@@ -10,6 +10,7 @@ import dev.egressproxies.kvm.common.host.HostCall;
 import dev.egressproxies.kvm.common.host.HostDialer;
 import dev.egressproxies.kvm.common.host.HostEndpoint;
 import dev.egressproxies.kvm.common.host.HostLink;
+import dev.egressproxies.kvm.common.host.HostShell;
 import dev.egressproxies.kvm.common.libvirt.LibvirtException;
 import java.time.Duration;
 import java.util.Objects;
@@ -111,6 +112,17 @@ public final class HostPool implements AutoCloseable {
     /** How the link to {@code host} reaches its daemon, for {@code check}; empty when the dialer does not say. */
     public String route(HostSettings host, Call call) {
         return openSlot(host).acquire(host, call, call).route();
+    }
+
+    /**
+     * Runs commands on {@code host} itself, through its link's SSH session (dialled if need be);
+     * PERMANENT when the link is no SSH session, such as a socket on this machine.
+     */
+    public HostShell shell(HostSettings host, Call call) {
+        call.checkDeadline();
+        HostLink link = openSlot(host).acquire(host, call, call);
+        return link.shell().orElseThrow(() -> call.permanent("host '" + host.name() + "' is reached through "
+                + link.route() + ", not over SSH, so it cannot fetch images itself; set fetch: client for it"));
     }
 
     /**

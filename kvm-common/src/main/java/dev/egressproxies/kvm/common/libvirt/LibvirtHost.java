@@ -59,6 +59,11 @@ public interface LibvirtHost {
     /** The pool's state and space. */
     PoolInfo poolInfo(StoragePool pool);
 
+    /** The pool's XML description: its type and, for a dir pool, its folder on the host. */
+    default String poolXml(StoragePool pool) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot describe pools");
+    }
+
     /** Makes the pool notice volumes written behind its back (after an upload). */
     void refreshPool(StoragePool pool);
 

@@ -199,6 +199,11 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
     }
 
     @Override
+    public String poolXml(StoragePool pool) {
+        return connection.call(connect -> unwrap(pool).pool().getXMLDesc(0));
+    }
+
+    @Override
     public void refreshPool(StoragePool pool) {
         connection.run(connect -> unwrap(pool).pool().refresh(0));
     }

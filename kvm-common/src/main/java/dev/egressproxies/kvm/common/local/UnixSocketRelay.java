@@ -1,5 +1,6 @@
 package dev.egressproxies.kvm.common.local;
 
+import dev.egressproxies.kvm.common.host.HostShell;
 import dev.egressproxies.kvm.common.host.LibvirtTransport;
 import java.io.Closeable;
 import java.io.IOException;
@@ -73,6 +74,11 @@ public final class UnixSocketRelay implements LibvirtTransport {
         /** The user the daemon sees the connections as: the SSH login, or this process's user. */
         default String login() {
             return System.getProperty("user.name");
+        }
+
+        /** Runs commands on the host the far ends are on, when an SSH session carries them. */
+        default Optional<HostShell> shell() {
+            return Optional.empty();
         }
     }
 
@@ -170,6 +176,11 @@ public final class UnixSocketRelay implements LibvirtTransport {
     @Override
     public String login() {
         return upstream.login();
+    }
+
+    @Override
+    public Optional<HostShell> shell() {
+        return upstream.shell();
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.egressproxies.kvm.common.ssh;
 import dev.egressproxies.api.ErrorKind;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.Call;
+import dev.egressproxies.kvm.common.host.HostShell;
 import dev.egressproxies.kvm.common.local.UnixSocketRelay;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -365,6 +366,12 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
     @Override
     public String login() {
         return settings.target().user();
+    }
+
+    /** Commands on the hypervisor: exec channels of this session, which ends at the hypervisor, not a jump host. */
+    @Override
+    public Optional<HostShell> shell() {
+        return Optional.of(new SshCommands(session, settings.destination()));
     }
 
     @Override

@@ -109,6 +109,7 @@ public final class FakeLibvirtHost implements LibvirtHost {
     private final Map<String, Map<String, VolumeRecord>> pools = new LinkedHashMap<>();
     private final Map<String, Boolean> poolRunning = new HashMap<>();
     private final Map<String, Long> poolCapacity = new HashMap<>();
+    private final Map<String, String> poolTypes = new HashMap<>();
     private final Map<String, Deque<RuntimeException>> failures = new HashMap<>();
     private final Map<String, Deque<Runnable>> afterHooks = new HashMap<>();
     private final Map<String, Integer> calls = new TreeMap<>();
@@ -146,6 +147,12 @@ public final class FakeLibvirtHost implements LibvirtHost {
     /** Marks a pool as defined but not running. */
     public synchronized void stopPool(String pool) {
         poolRunning.put(pool, false);
+    }
+
+    /** Sets a pool's type, as its XML reports it ({@code dir} unless set). */
+    public synchronized FakeLibvirtHost withPoolType(String pool, String type) {
+        poolTypes.put(pool, type);
+        return this;
     }
 
     /** Sets a pool's size; its available bytes are that less its volumes' capacities. */
@@ -473,6 +480,14 @@ public final class FakeLibvirtHost implements LibvirtHost {
     public synchronized Optional<StoragePool> lookupPool(String name) {
         enter("lookupPool");
         return pools.containsKey(name) ? Optional.of(new PoolHandle(name)) : Optional.empty();
+    }
+
+    @Override
+    public synchronized String poolXml(StoragePool pool) {
+        enter("poolXml");
+        requirePool(pool);
+        return "<pool type='" + poolTypes.getOrDefault(pool.name(), "dir") + "'><name>" + pool.name()
+                + "</name><target><path>/var/lib/libvirt/" + pool.name() + "</path></target></pool>";
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -35,9 +36,18 @@ public final class ImageServer implements AutoCloseable {
     private final Map<String, Answer> answers = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> gets = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> heads = new ConcurrentHashMap<>();
+    private final Set<String> getClients = ConcurrentHashMap.newKeySet();
+
+    private final String host;
 
     public ImageServer() throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        this(InetAddress.getLoopbackAddress());
+    }
+
+    /** A server on {@code address}, an IPv4 address of this machine, such as the stack's veth toward its jump host. */
+    public ImageServer(InetAddress address) throws IOException {
+        server = HttpServer.create(new InetSocketAddress(address, 0), 16);
+        host = address.isLoopbackAddress() ? "127.0.0.1" : address.getHostAddress();
         server.createContext("/", this::handle);
         server.setExecutor(threads);
         server.start();
@@ -45,7 +55,7 @@ public final class ImageServer implements AutoCloseable {
 
     /** The URL of {@code path} on this server. */
     public String url(String path) {
-        return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+        return "http://" + host + ":" + server.getAddress().getPort() + path;
     }
 
     /** Serves {@code content} with its Content-Length; HEAD answers with the length only. */
@@ -305,6 +315,11 @@ public final class ImageServer implements AutoCloseable {
         return heads.getOrDefault(path, new AtomicInteger()).get();
     }
 
+    /** The addresses GET requests came from, such as the test stack's jump namespace's. */
+    public Set<String> getClients() {
+        return Set.copyOf(getClients);
+    }
+
     @Override
     public void close() {
         server.stop(0);
@@ -314,6 +329,9 @@ public final class ImageServer implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         String path = exchange.getRequestURI().getPath();
         (isHead(exchange) ? heads : gets).computeIfAbsent(path, unused -> new AtomicInteger()).incrementAndGet();
+        if (!isHead(exchange)) {
+            getClients.add(exchange.getRemoteAddress().getAddress().getHostAddress());
+        }
         Answer answer = answers.get(path);
         try {
             if (answer == null) {
