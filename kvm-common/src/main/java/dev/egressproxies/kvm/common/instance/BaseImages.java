@@ -299,7 +299,8 @@ final class BaseImages {
             if (stale.isPresent()) {
                 return "stale: " + stale.get();
             }
-            return "held by " + lease.get().holder().describe() + " until " + lease.get().expires();
+            return "held by " + lease.get().holder().describe() + " until " + lease.get().expires()
+                    + (lease.get().pruning() ? ", pruning it" : ", fetching it");
         }
 
         /** For check: what it is, and the command that removes it. */

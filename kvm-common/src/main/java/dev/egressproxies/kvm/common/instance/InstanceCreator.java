@@ -310,12 +310,23 @@ final class InstanceCreator<I extends ImageChoice> {
         }
         Duration step = Duration.ofMillis(50);
         String lease = PoolLeases.volumeName(base);
+        long unwrittenSince = 0;
         while (true) {
             Optional<StorageVolume> held = Volumes.lookup(libvirt, pool, lease);
-            boolean live = held.isPresent() && PoolLeases.readLease(libvirt, pool, lease)
-                    .map(found -> leases.staleness(found).isEmpty()).orElse(true);
-            if (!live) {
+            if (held.isEmpty()) {
                 break;
+            }
+            Optional<PoolLease> found = PoolLeases.readLease(libvirt, pool, lease);
+            if (found.isPresent() && (!found.get().pruning() || leases.staleness(found.get()).isPresent())) {
+                // A fetch's lease next to a complete base, or a dead prune's: neither deletes the base.
+                break;
+            }
+            if (found.isEmpty()) {
+                // Being written (a prune's, maybe) or left empty by a crash: the latter for good after a while.
+                unwrittenSince = unwrittenSince == 0 ? System.nanoTime() : unwrittenSince;
+                if (System.nanoTime() - unwrittenSince > PoolLeases.UNWRITTEN_GRACE.toNanos()) {
+                    break;
+                }
             }
             call.checkDeadline();
             try {

@@ -69,7 +69,8 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         PoolLeases judge = new PoolLeases(new BaseImageDiscard(hosts));
         this.creator = new InstanceCreator<>(settings, hosts, images, cordons, clock, judge);
         // Leases of its own: a create of this process must find a prune's lease live.
-        this.bases = new BaseImages(images, new PoolLeases(new BaseImageDiscard(hosts)), clock);
+        // Lease expiries are read with the machine's clock, as every process's leases are.
+        this.bases = new BaseImages(images, PoolLeases.pruning(new BaseImageDiscard(hosts), Clock.systemUTC()), clock);
         this.leftovers = new PoolLeftovers(settings.entry(), bases, judge);
     }
 

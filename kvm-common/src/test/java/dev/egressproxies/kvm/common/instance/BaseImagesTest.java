@@ -144,7 +144,7 @@ class BaseImagesTest {
     void aCreateWaitsForAPrunesLeaseAndKeepsItsOverlayWhenThePruneLeftTheBase() throws Exception {
         fixture.cacheBaseImage();
         host.after("createVolume", () -> host.putVolume(POOL, BASE_VOLUME + ".lease", new PoolLease("t2",
-                ELSEWHERE, Instant.now().plus(Duration.ofHours(1))).bytes()));
+                ELSEWHERE, Instant.now().plus(Duration.ofHours(1)), PoolLease.PRUNE).bytes()));
         Thread prune = new Thread(() -> {
             try {
                 Thread.sleep(300);
