@@ -36,12 +36,12 @@ import org.slf4j.LoggerFactory;
 final class InstanceCreator<I extends ImageChoice> {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceCreator.class);
 
+    /** The longest pause between two looks at a prune's lease on the base of a new overlay. */
+    private static final Duration LEASE_WAIT_MAX_STEP = Duration.ofSeconds(1);
+
     private final EntrySettings settings;
     private final HostPool hosts;
     private final BaseImageStrategy<I> images;
-    /** How long a create waits at most, after its overlay exists, for a fetch lease on its base to go. */
-    private static final Duration LEASE_WAIT_MAX_STEP = Duration.ofSeconds(1);
-
     private final HostCordons cordons;
     private final Clock clock;
     /** Judges the fetch lease of a base found next to a new overlay; never takes one. */
@@ -290,8 +290,8 @@ final class InstanceCreator<I extends ImageChoice> {
     }
 
     /**
-     * The overlay on {@code base}, once it is known that the base stays: no fetch lease holds it (a
-     * prune takes one before it looks for overlays one last time) and it is there. Empty, with the
+     * The overlay on {@code base}, once it is known that the base stays: no prune's fetch lease holds
+     * it (a prune takes one before it looks for overlays one last time) and it is there. Empty, with the
      * overlay removed, when the base is gone: a prune deleted it, so it must be fetched anew.
      */
     private Optional<StorageVolume> overlayOnKeptBase(LibvirtHost libvirt, StoragePool pool, HostSettings host,
