@@ -130,6 +130,13 @@ public abstract class ProviderConformanceTest {
     }
 
     @Nested
+    class Images extends ImagesConformance {
+        Images() {
+            super(ProviderConformanceTest.this::session);
+        }
+    }
+
+    @Nested
     class Errors extends ErrorContextConformance {
         Errors() {
             super(ProviderConformanceTest.this::session);

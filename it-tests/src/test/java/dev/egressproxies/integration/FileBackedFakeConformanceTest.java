@@ -37,7 +37,7 @@ class FileBackedFakeConformanceTest extends ProviderConformanceTest {
         return ConformanceTarget.builder(fake, ENTRY)
                 .capabilities(Capability.PLANTS_UNMANAGED_INSTANCES, Capability.STOPS_INSTANCES,
                         Capability.HANGS_ON_DEMAND, Capability.MAKES_ZONES_UNREADABLE,
-                        Capability.BUILDS_ANOTHER_ENTRY)
+                        Capability.BUILDS_ANOTHER_ENTRY, Capability.MANAGES_IMAGES)
                 .placement(new Placement("zone-a", "small", "debian-12"))
                 .malformedId("zone-a/")
                 .unknownId("zone-a/never-created")

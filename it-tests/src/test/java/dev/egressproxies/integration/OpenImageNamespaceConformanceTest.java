@@ -10,6 +10,7 @@ import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.api.ZoneChoice;
+import dev.egressproxies.api.conformance.Capability;
 import dev.egressproxies.conformance.ConformanceTarget;
 import dev.egressproxies.conformance.ProviderConformanceTest;
 import dev.egressproxies.conformance.TestProviderContext;
@@ -38,7 +39,9 @@ class OpenImageNamespaceConformanceTest extends ProviderConformanceTest {
     protected ConformanceTarget createTarget() throws Exception {
         FakeProvider fake = ConfiguredProviders.provider("/conformance/fake.yaml", ENTRY, FakeProvider.class,
                 new TestProviderContext(stateDirectory));
-        return FakeProviderConformanceTest.target(new AnyImage(fake), fake, IMAGE, Set.of());
+        // The wrapper keeps no base images: it lacks MANAGES_IMAGES, as a backend without them.
+        return FakeProviderConformanceTest.target(new AnyImage(fake), fake, IMAGE,
+                Set.of(Capability.MANAGES_IMAGES));
     }
 
     /** The fake with any image reference: instances boot its one image and report the reference asked for. */

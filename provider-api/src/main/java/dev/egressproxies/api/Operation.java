@@ -53,7 +53,25 @@ public enum Operation {
      *
      * @since 1.1.0
      */
-    CORDON("cordon");
+    CORDON("cordon"),
+    /**
+     * {@link Provider#images}.
+     *
+     * @since 1.2.0
+     */
+    IMAGES("images"),
+    /**
+     * {@link Provider#pullImage}.
+     *
+     * @since 1.2.0
+     */
+    PULL_IMAGE("pullImage"),
+    /**
+     * {@link Provider#pruneImages}.
+     *
+     * @since 1.2.0
+     */
+    PRUNE_IMAGES("pruneImages");
 
     private final String displayName;
 

@@ -1,5 +1,6 @@
 package dev.egressproxies.api;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 
@@ -204,6 +205,73 @@ public interface Provider extends AutoCloseable {
      */
     default Set<String> cordonedZones(Deadline deadline) {
         return Set.of();
+    }
+
+    /**
+     * Lists the base images this entry's backend keeps in one zone, each with the instances that
+     * back on it and whether a lease holds it. Reads only. Only that zone is consulted, so a caller
+     * listing every zone (one call each, as {@code egressctl images} does) reports a zone that does
+     * not answer and lists the others. A backend whose zones share one cache of bases, or that has no
+     * zones, lists it under {@code ""}.
+     *
+     * <p>A backend that keeps base images overrides this, {@link #pullImage} and {@link #pruneImages}
+     * and declares {@link dev.egressproxies.api.conformance.Capability#MANAGES_IMAGES}. The default
+     * refuses: PERMANENT, naming the backend.
+     *
+     * @param zone one of the {@linkplain #zones() zones}, or {@code ""} when there are none
+     * @return the bases, sorted by name
+     * @throws ProviderException PERMANENT for a zone that is not one of the entry's, or when the
+     *                           backend keeps no base images (the default); TRANSIENT when the zone
+     *                           could not be read
+     * @since 1.2.0
+     */
+    default List<BaseImage> images(String zone, Deadline deadline) {
+        throw imagesRefused(Operation.IMAGES);
+    }
+
+    /**
+     * Makes the base of an image exist, complete, in one zone, exactly as {@link #create} would
+     * before it makes an instance's disk, without making an instance. Idempotent: a base that is
+     * there already moves nothing. It takes the same locks as a create's fetch, so a create and a pull
+     * of one image at once fetch it once (one of them may fail TRANSIENT, naming the other, as two
+     * creates would).
+     *
+     * @param image an image as a placement names it (a catalogue key, or a URL where the backend
+     *              takes one)
+     * @param zone  one of the {@linkplain #zones() zones}, or {@code ""} when there are none
+     * @throws ProviderException PERMANENT for an unknown image or zone, or when the backend keeps no
+     *                           base images (the default); QUOTA_EXCEEDED when the zone lacks room;
+     *                           TRANSIENT for anything worth retrying
+     * @since 1.2.0
+     */
+    default PulledImage pullImage(String image, String zone, Deadline deadline) {
+        throw imagesRefused(Operation.PULL_IMAGE);
+    }
+
+    /**
+     * Deletes the base images of one zone that no instance backs on, no lease holds, and that are
+     * older than {@code olderThan}, or, with {@code dryRun}, says which it would delete and changes
+     * nothing. No instance starts backing on a base while it is deleted: a create racing a prune of
+     * its base either backs on a base that still exists, or fetches a new one.
+     *
+     * @param zone      one of the {@linkplain #zones() zones}, or {@code ""} when there are none
+     * @param olderThan only bases fetched longer ago than this; {@link Duration#ZERO} for any age (a
+     *                  base whose age is unknown counts only then)
+     * @param dryRun    {@code true} to delete nothing
+     * @return what was deleted (or would be), sorted by name
+     * @throws ProviderException PERMANENT for a zone that is not one of the entry's, or when the
+     *                           backend keeps no base images (the default); TRANSIENT when the zone
+     *                           could not be read, or failed before it could report what it deleted
+     *                           (retry: a later call reports what is left)
+     * @since 1.2.0
+     */
+    default List<PrunedImage> pruneImages(String zone, Duration olderThan, boolean dryRun, Deadline deadline) {
+        throw imagesRefused(Operation.PRUNE_IMAGES);
+    }
+
+    private ProviderException imagesRefused(Operation operation) {
+        return new ProviderException(ErrorKind.PERMANENT, operation, "", "", "this backend (" + getClass().getName()
+                + ") keeps no base images to list, pull or prune");
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.egressproxies.fake;
 
+import dev.egressproxies.api.BaseImage;
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.ErrorKind;
@@ -9,6 +10,8 @@ import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.api.PrunedImage;
+import dev.egressproxies.api.PulledImage;
 import dev.egressproxies.api.ZoneChoice;
 import dev.egressproxies.fake.state.InstanceStore;
 import dev.egressproxies.fake.state.StoreCall;
@@ -47,6 +50,7 @@ public final class FakeProvider implements Provider {
     private final InstanceStore store;
     private final FaultInjector faults;
     private final EntryScope scope;
+    private final FakeBaseImages bases = new FakeBaseImages();
 
     FakeProvider(String entry, FakeConfig config, Clock clock, InstanceStore store, FaultInjector faults) {
         this.entry = entry;
@@ -87,6 +91,7 @@ public final class FakeProvider implements Provider {
             if (existing == null) {
                 requireNameFree(request.name(), id, instances);
                 instances.put(id, newInstance(id, request, instances));
+                bases.add(ProviderIds.zoneOf(id), request.placement().image(), clock.instant());
                 return id;
             }
             if (!existing.managed()) {
@@ -248,6 +253,58 @@ public final class FakeProvider implements Provider {
                 .map(lifecycle::describe)
                 .sorted(Comparator.comparing(Instance::id))
                 .collect(Collectors.toUnmodifiableList());
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>One base per image and zone, kept in memory ({@link FakeBaseImages}); an instance's image is
+     * its base. A zone made unreadable fails it.
+     */
+    @Override
+    public List<BaseImage> images(String zone, Deadline deadline) {
+        requireImagesZone(zone, Operation.IMAGES, deadline);
+        return bases.list(zone, uses(Operation.IMAGES, deadline));
+    }
+
+    /** {@inheritDoc} The base appears at once, of a configured image only. */
+    @Override
+    public PulledImage pullImage(String image, String zone, Deadline deadline) {
+        requireImagesZone(zone, Operation.PULL_IMAGE, deadline);
+        placements.zoneFor(new CreateRequest("pull", "pull", new Placement(zone, placements.anyMachineType(), image),
+                ""));
+        return new PulledImage(zone, FakeBaseImages.nameOf(image), bases.add(zone, image, clock.instant()));
+    }
+
+    /** {@inheritDoc} */
+    @Override
+    public List<PrunedImage> pruneImages(String zone, Duration olderThan, boolean dryRun, Deadline deadline) {
+        requireImagesZone(zone, Operation.PRUNE_IMAGES, deadline);
+        if (olderThan.isNegative()) {
+            throw new ProviderException(ErrorKind.PERMANENT, Operation.PRUNE_IMAGES, entry, "", "olderThan is "
+                    + olderThan + "; give zero or a positive duration");
+        }
+        return bases.prune(zone, uses(Operation.PRUNE_IMAGES, deadline),
+                olderThan.isZero() ? null : clock.instant().minus(olderThan), dryRun);
+    }
+
+    private void requireImagesZone(String zone, Operation operation, Deadline deadline) {
+        deadline.check(operation, entry, "");
+        if (!placements.isConfiguredZone(zone)) {
+            throw new ProviderException(ErrorKind.PERMANENT, operation, entry, "", "zone '" + zone
+                    + "' is not one of this entry's zones " + placements.zones());
+        }
+        if (faults.unreadableZones().contains(zone)) {
+            throw zoneUnreadable(zone, operation, "", "so its base images cannot be read");
+        }
+    }
+
+    /** Every instance of the store (of any entry: they share the zones' bases) as a base's user. */
+    private List<FakeBaseImages.Use> uses(Operation operation, Deadline deadline) {
+        return store.read(new StoreCall(operation, "", deadline)).values().stream()
+                .map(stored -> new FakeBaseImages.Use(stored.name(), stored.zone(), stored.image(),
+                        stored.createdAt() == null ? stored.startedAt() : stored.createdAt()))
+                .toList();
     }
 
     /** Checks that the instances can be read: always true in memory, a readable file otherwise. */

@@ -75,7 +75,7 @@ public final class FakeProviderFactory implements ProviderFactory<FakeConfig> {
                                                            ProviderContext context) {
         FakeConfig settings = settingsOf(config);
         Set<Capability> capabilities = EnumSet.of(Capability.PLANTS_UNMANAGED_INSTANCES, Capability.STOPS_INSTANCES,
-                Capability.HANGS_ON_DEMAND, Capability.MAKES_ZONES_UNREADABLE);
+                Capability.HANGS_ON_DEMAND, Capability.MAKES_ZONES_UNREADABLE, Capability.MANAGES_IMAGES);
         boolean boots = settings.bootDelay().compareTo(LONGEST_AWAITED_BOOT) <= 0;
         if (boots) {
             capabilities.add(Capability.REACHES_RUNNING);

@@ -47,6 +47,11 @@ final class PlacementResolver {
         return zones.contains(zone);
     }
 
+    /** A configured machine type, for checks of an image alone. */
+    String anyMachineType() {
+        return machineTypes.isEmpty() ? "" : machineTypes.get(0);
+    }
+
     /** The configured zones, for messages. */
     List<String> zones() {
         return zones;

@@ -9,6 +9,7 @@ import dev.egressproxies.kvm.common.image.ImageFetchException;
 import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.image.ImageSource;
+import dev.egressproxies.kvm.common.instance.BaseFacts;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseImageStrategy;
 import dev.egressproxies.kvm.common.instance.BaseVolumeFetch;
@@ -107,6 +108,23 @@ final class KvmBaseImages implements BaseImageStrategy<KvmImageChoice> {
     @Override
     public Optional<String> markerOfBase(String volume) {
         return BaseVolumeNames.isBase(volume) ? Optional.of(BaseVolumeNames.marker(volume)) : Optional.empty();
+    }
+
+    @Override
+    public String baseVolume(KvmImageChoice image) {
+        return BaseVolumeNames.base(image.key(), image.image());
+    }
+
+    /** The source of a configured image whose key and source tag the name holds; markers record nothing else. */
+    @Override
+    public BaseFacts facts(LibvirtHost libvirt, StoragePool pool, String volume, boolean marked) {
+        BaseFacts named = BaseFacts.fromName(volume);
+        String tag = BaseFacts.tagOf(volume);
+        KvmImage configured = config.images().get(named.key());
+        if (configured != null && !tag.isEmpty() && configured.source().identityTag().equals(tag)) {
+            return named.with(configured.source().redactedUrl().toString(), "");
+        }
+        return named;
     }
 
     /**

@@ -79,9 +79,8 @@ class PreflightTest {
 
         assertThat(unused.passed()).isTrue();
         assertThat(unused.warning()).isTrue();
-        assertThat(unused.detail()).contains("1 of 2 cached base images", fixture.baseVolume,
-                "'virsh vol-delete --pool egress-test " + fixture.baseVolume + "' and 'virsh vol-delete --pool"
-                        + " egress-test " + fixture.baseMarker + "'");
+        assertThat(unused.detail()).contains("1 of 2 cached base images", ": " + fixture.baseVolume + ".",
+                "'egressctl images prune --provider " + KvmFixture.ENTRY + "'");
         assertThat(fixture.host().volumeNames(KvmFixture.POOL)).as("nothing removed").contains(fixture.baseVolume,
                 fixture.baseMarker);
     }

@@ -169,6 +169,33 @@ final class CachedBase {
                 + image.marker() + "'), and create again");
     }
 
+    /**
+     * What a marker records for a reader: its digest ({@code ""} when it holds none) and the redacted
+     * source description ({@code ""} for a marker written before markers recorded their source).
+     */
+    static Recorded recorded(LibvirtHost libvirt, StorageVolume marker) {
+        byte[] read = LibvirtSteps.step("reading marker volume " + marker.name(),
+                () -> libvirt.downloadVolume(marker, MARKER_READ_CAP));
+        String[] lines = new String(read, StandardCharsets.US_ASCII).replaceAll("[\\x00\\s]+$", "").split("\n");
+        String digest = lines[0].strip().toLowerCase(Locale.ROOT);
+        String source = "";
+        for (int line = 1; line < lines.length; line++) {
+            if (lines[line].startsWith(SOURCE_PREFIX)) {
+                String[] parts = lines[line].substring(SOURCE_PREFIX.length()).split(" ", 2);
+                source = parts.length > 1 ? parts[1] : "";
+                // ImageSource[https://host:port, qcow2, ...]: the redacted URL is the source.
+                if (source.startsWith("ImageSource[")) {
+                    source = source.substring("ImageSource[".length()).split("[,\\]]", 2)[0];
+                }
+            }
+        }
+        return new Recorded(DIGEST.matcher(digest).matches() ? digest : "", source);
+    }
+
+    /** What a marker records: digest and redacted source, each {@code ""} when absent. */
+    record Recorded(String digest, String source) {
+    }
+
     private static MarkerContent readMarker(LibvirtHost libvirt, StorageVolume marker) {
         byte[] read = LibvirtSteps.step("reading marker volume " + marker.name(),
                 () -> libvirt.downloadVolume(marker, MARKER_READ_CAP));

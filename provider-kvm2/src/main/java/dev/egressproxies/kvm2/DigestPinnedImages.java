@@ -8,6 +8,7 @@ import dev.egressproxies.kvm.common.image.ImageFetchException;
 import dev.egressproxies.kvm.common.image.ImageFetcher.FetchResult;
 import dev.egressproxies.kvm.common.image.ImageFetcher;
 import dev.egressproxies.kvm.common.image.ImageSource;
+import dev.egressproxies.kvm.common.instance.BaseFacts;
 import dev.egressproxies.kvm.common.instance.BaseImageDiscard;
 import dev.egressproxies.kvm.common.instance.BaseImageStrategy;
 import dev.egressproxies.kvm.common.instance.PoolLeases;
@@ -121,6 +122,26 @@ final class DigestPinnedImages implements BaseImageStrategy<Kvm2Image> {
     @Override
     public Optional<String> markerOfBase(String volume) {
         return catalogue.isBaseVolume(volume) ? Optional.of(BaseVolumeNames.marker(volume)) : Optional.empty();
+    }
+
+    @Override
+    public String baseVolume(Kvm2Image image) {
+        return image.volume();
+    }
+
+    /** The digest and redacted source its marker records. */
+    @Override
+    public BaseFacts facts(LibvirtHost libvirt, StoragePool pool, String volume, boolean marked) {
+        BaseFacts named = BaseFacts.fromName(volume);
+        if (!marked) {
+            return named;
+        }
+        return LibvirtSteps.step("looking up marker volume " + BaseVolumeNames.marker(volume),
+                () -> libvirt.lookupVolume(pool, BaseVolumeNames.marker(volume)))
+                .map(marker -> CachedBase.recorded(libvirt, marker))
+                .map(recorded -> new BaseFacts(named.key(), recorded.source(), recorded.digest(), named.format(),
+                        named.legacy() || recorded.source().isEmpty()))
+                .orElse(named);
     }
 
     @Override

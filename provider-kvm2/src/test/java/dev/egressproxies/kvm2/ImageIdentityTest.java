@@ -82,8 +82,8 @@ class ImageIdentityTest {
                 .filter(check -> check.name().equals("unused base images in pool egress-test on host host-1"))
                 .findFirst().orElseThrow();
         assertThat(unused.warning()).isTrue();
-        assertThat(unused.detail()).contains("1 of 2 cached base images", "'virsh vol-delete --pool egress-test "
-                + legacy + "' and 'virsh vol-delete --pool egress-test " + legacy + ".sha256'")
+        assertThat(unused.detail()).contains("1 of 2 cached base images", ": " + legacy + ".",
+                "'egressctl images prune --provider ")
                 .doesNotContain(fixture.baseVolume(KEY) + ",");
         assertThat(fixture.volumes()).contains(legacy, legacy + ".sha256");
     }

@@ -83,7 +83,7 @@ class ImageIdentityTest {
                 report("kvm: check after the first VM's delete: %s", unused.detail());
                 assertThat(unused.passed()).isTrue();
                 assertThat(unused.warning()).isTrue();
-                assertThat(unused.detail()).contains("virsh vol-delete --pool " + stack.pool() + " " + firstBase + "'")
+                assertThat(unused.detail()).contains(": " + firstBase + ".", "egressctl images prune")
                         .doesNotContain(secondBase);
                 b.delete(secondId, deadline());
             }
@@ -120,8 +120,7 @@ class ImageIdentityTest {
             after.delete(movedId, deadline());
             PreflightCheck unused = unusedBases(after);
             assertThat(unused.detail()).as("the new base is unused now, the old one still backs the first VM")
-                    .contains("virsh vol-delete --pool " + stack.pool() + " " + movedBase + "'")
-                    .doesNotContain("virsh vol-delete --pool " + stack.pool() + " " + firstBase + "'");
+                    .contains(": " + movedBase + ".", "egressctl images prune").doesNotContain(firstBase);
         }
     }
 

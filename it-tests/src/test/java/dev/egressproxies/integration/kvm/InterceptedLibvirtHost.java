@@ -94,6 +94,11 @@ final class InterceptedLibvirtHost implements LibvirtHost {
     }
 
     @Override
+    public String domainXml(Domain domain) {
+        return interceptor.around("domainXml", domain.name(), () -> libvirt.domainXml(domain));
+    }
+
+    @Override
     public List<InterfaceAddress> interfaceAddresses(Domain domain, AddressSource source) {
         return interceptor.around("interfaceAddresses(" + source + ")", domain.name(),
                 () -> libvirt.interfaceAddresses(domain, source));

@@ -62,7 +62,7 @@ final class KvmConformanceTargets {
         return ConformanceTarget.builder(provider, config.entry())
                 .capabilities(Capability.MULTIPLE_ZONES, Capability.PLACES_INSTANCES, Capability.PLANTS_UNMANAGED_INSTANCES,
                         Capability.STOPS_INSTANCES, Capability.HANGS_ON_DEMAND, Capability.MAKES_ZONES_UNREADABLE,
-                        Capability.BUILDS_ANOTHER_ENTRY)
+                        Capability.BUILDS_ANOTHER_ENTRY, Capability.MANAGES_IMAGES)
                 .placement(new Placement(KvmTestConfig.HOST, KvmTestConfig.MACHINE_TYPE, KvmTestConfig.IMAGE))
                 .placement(new Placement(KvmTestConfig.HOST2, KvmTestConfig.MACHINE_TYPE, KvmTestConfig.IMAGE))
                 .namePrefix(TestStack.NAME_PREFIX)

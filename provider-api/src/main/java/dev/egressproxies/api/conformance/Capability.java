@@ -82,5 +82,16 @@ public enum Capability {
      *
      * @since 1.1.0
      */
-    PLACES_INSTANCES
+    PLACES_INSTANCES,
+    /**
+     * The backend keeps base images that it reports, pulls and prunes ({@link
+     * dev.egressproxies.api.Provider#images}, {@link dev.egressproxies.api.Provider#pullImage} and
+     * {@link dev.egressproxies.api.Provider#pruneImages}). The suite then asserts that an instance's
+     * base is listed with the instance as its user, that prune never deletes a base in use, that a
+     * dry run deletes nothing, and that a pull is idempotent; lacking it, that the three are
+     * PERMANENT.
+     *
+     * @since 1.2.0
+     */
+    MANAGES_IMAGES
 }

@@ -21,7 +21,7 @@ import picocli.CommandLine.ScopeType;
         sortOptions = false,
         subcommands = {ProvidersCommand.class, CheckCommand.class, CreateCommand.class, GetCommand.class,
             DeleteCommand.class, ListCommand.class, ApplyCommand.class, ServeCommand.class, ConformanceCommand.class,
-            WaitCommand.class, CordonCommand.class, CordonCommand.Uncordon.class, DrainCommand.class,
+            WaitCommand.class, CordonCommand.class, CordonCommand.Uncordon.class, DrainCommand.class, ImagesCommand.class,
             CompletionCommand.class},
         footer = {"",
             "Config search order: --config, $EGRESS_CONFIG, ./egress.yaml, ~/.config/egress/config.yaml,"

@@ -48,4 +48,25 @@ class TerminalProgressReporterTest {
         assertThat(redraws).isBetween(5L, 7L);
         assertThat(output).endsWith("d: 1000 B / 1000 B (100%), 1000 B/s" + System.lineSeparator());
     }
+
+    @Test
+    void operationsRunningAtOnceGetALineEachRedrawnAsOneBlock() {
+        ByteArrayOutputStream terminal = new ByteArrayOutputStream();
+        AtomicLong now = new AtomicLong(0);
+        ProgressReporter reporter = new TerminalProgressReporter(new PrintStream(terminal, true,
+                StandardCharsets.UTF_8), now::get);
+        ProgressReporter.Progress first = reporter.begin("to host-1", 100);
+        ProgressReporter.Progress second = reporter.begin("to host-2", 100);
+        now.addAndGet(SECOND);
+        first.advance(50);
+        now.addAndGet(SECOND);
+        second.advance(100);
+        second.close();
+        first.advance(50);
+        first.close();
+
+        String output = terminal.toString(StandardCharsets.UTF_8);
+        assertThat(output).contains("\033[1A").endsWith("to host-1: 100 B / 100 B (100%), 50 B/s\n\033[K"
+                + "to host-2: 100 B / 100 B (100%), 50 B/s" + System.lineSeparator());
+    }
 }

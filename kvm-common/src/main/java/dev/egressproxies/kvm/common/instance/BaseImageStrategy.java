@@ -31,4 +31,15 @@ public interface BaseImageStrategy<I extends ImageChoice> {
 
     /** The completeness marker of {@code volume} when it is a base volume this entry may report. */
     Optional<String> markerOfBase(String volume);
+
+    /** The name of {@code image}'s base volume in a host's pool. */
+    String baseVolume(I image);
+
+    /**
+     * What base volume {@code volume} (one {@link #markerOfBase} accepts) is, from its name and,
+     * where the backend writes one, its marker: read within a host call, changing nothing.
+     */
+    default BaseFacts facts(LibvirtHost libvirt, StoragePool pool, String volume, boolean marked) {
+        return BaseFacts.fromName(volume);
+    }
 }

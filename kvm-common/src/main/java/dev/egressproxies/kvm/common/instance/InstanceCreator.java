@@ -22,6 +22,7 @@ import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -35,19 +36,25 @@ import org.slf4j.LoggerFactory;
 final class InstanceCreator<I extends ImageChoice> {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceCreator.class);
 
+    /** The longest pause between two looks at a prune's lease on the base of a new overlay. */
+    private static final Duration LEASE_WAIT_MAX_STEP = Duration.ofSeconds(1);
+
     private final EntrySettings settings;
     private final HostPool hosts;
     private final BaseImageStrategy<I> images;
     private final HostCordons cordons;
     private final Clock clock;
+    /** Judges the fetch lease of a base found next to a new overlay; never takes one. */
+    private final PoolLeases leases;
 
     InstanceCreator(EntrySettings settings, HostPool hosts, BaseImageStrategy<I> images, HostCordons cordons,
-                    Clock clock) {
+                    Clock clock, PoolLeases leases) {
         this.settings = settings;
         this.hosts = hosts;
         this.images = images;
         this.cordons = cordons;
         this.clock = clock;
+        this.leases = leases;
     }
 
     record Target<I>(HostSettings host, MachineSize machineType, I image) {
@@ -80,12 +87,31 @@ final class InstanceCreator<I extends ImageChoice> {
         }
         String basePath = survey.basePath().orElseGet(() -> images.ensure(host, target.image(), call));
         byte[] seed = seed(request.name(), request.cloudInit(), settings.vendorData(), clock, call);
-        hosts.call(host, call, libvirt -> {
-            build(libvirt, target, request, basePath, seed, call);
-            return null;
-        });
+        if (!hosts.call(host, call, libvirt -> build(libvirt, target, request, basePath, seed, call))) {
+            // A prune deleted the base before the overlay was made safe: fetch it anew, once.
+            String fetched = images.ensure(host, target.image(), call);
+            if (!hosts.call(host, call, libvirt -> build(libvirt, target, request, fetched, seed, call))) {
+                throw call.transientFailure("base image volume " + images.baseVolume(target.image()) + " on host '"
+                        + host.name() + "' was pruned twice while this create made its disk; retry", null);
+            }
+        }
         LOG.debug("created instance {} in provider entry {}", call.instanceId(), settings.entry());
         return call.instanceId();
+    }
+
+    /**
+     * Makes the image's base complete on the target's host, as a create does before the overlay, and
+     * returns whether it had to be fetched: the work of {@code egressctl images pull}.
+     */
+    boolean ensureBase(Target<I> target, Call call) {
+        HostSettings host = target.host();
+        Optional<String> cached = hosts.call(host, call, libvirt -> images.cachedPath(libvirt,
+                Pools.require(libvirt, host, call), host, target.image(), call));
+        if (cached.isPresent()) {
+            return false;
+        }
+        images.ensure(host, target.image(), call);
+        return true;
     }
 
     static byte[] seed(String name, String userData, String vendorData, Clock clock, Call call) {
@@ -181,14 +207,21 @@ final class InstanceCreator<I extends ImageChoice> {
         InstanceInspector.requireThisEntry(metadata, host, domain.name(), call);
     }
 
-    private void build(LibvirtHost libvirt, Target<I> placement, CreateRequest request, String basePath,
-                       byte[] seed, Call call) {
+    /** Makes overlay, seed and domain and starts it; false, leaving nothing, when the base was pruned meanwhile. */
+    private boolean build(LibvirtHost libvirt, Target<I> placement, CreateRequest request, String basePath,
+                          byte[] seed, Call call) {
         String name = request.name();
         StoragePool pool = Pools.require(libvirt, placement.host(), call);
         List<String> volumePaths = new ArrayList<>();
         Domain domain = null;
         try {
-            StorageVolume overlay = ensureOverlay(libvirt, pool, name, basePath, placement.image().format(), call);
+            String base = images.baseVolume(placement.image());
+            Optional<StorageVolume> made = overlayOnKeptBase(libvirt, pool, placement.host(), name, base, basePath,
+                    placement.image().format(), call);
+            if (made.isEmpty()) {
+                return false;
+            }
+            StorageVolume overlay = made.get();
             volumePaths.add(overlay.path());
             call.checkDeadline();
             StorageVolume seedVolume = replaceSeed(libvirt, pool, name, seed);
@@ -198,6 +231,7 @@ final class InstanceCreator<I extends ImageChoice> {
             domain = LibvirtSteps.step("defining domain " + name, () -> libvirt.defineDomain(xml));
             call.checkDeadline();
             start(libvirt, domain);
+            return true;
         } catch (LibvirtException failure) {
             if (failure.kind() != ErrorKind.PERMANENT) {
                 throw failure;
@@ -253,6 +287,62 @@ final class InstanceCreator<I extends ImageChoice> {
             // A catalogue key that is no URI reference at all; nothing secret about it.
         }
         return image;
+    }
+
+    /**
+     * The overlay on {@code base}, once it is known that the base stays: no prune's fetch lease holds
+     * it (a prune takes one before it looks for overlays one last time) and it is there. Empty, with the
+     * overlay removed, when the base is gone: a prune deleted it, so it must be fetched anew.
+     */
+    private Optional<StorageVolume> overlayOnKeptBase(LibvirtHost libvirt, StoragePool pool, HostSettings host,
+                                                      String name, String base, String basePath,
+                                                      DiskFormat baseFormat, Call call) {
+        StorageVolume overlay;
+        try {
+            overlay = ensureOverlay(libvirt, pool, name, basePath, baseFormat, call);
+        } catch (LibvirtException failure) {
+            if (Volumes.lookup(libvirt, pool, base).isEmpty()) {
+                LOG.info("base image volume {} on host {} was deleted (pruned) before the overlay of {} was made;"
+                        + " fetching it anew", base, host.name(), name);
+                return Optional.empty();
+            }
+            throw failure;
+        }
+        Duration step = Duration.ofMillis(50);
+        String lease = PoolLeases.volumeName(base);
+        long unwrittenSince = 0;
+        while (true) {
+            Optional<StorageVolume> held = Volumes.lookup(libvirt, pool, lease);
+            if (held.isEmpty()) {
+                break;
+            }
+            Optional<PoolLease> found = PoolLeases.readLease(libvirt, pool, lease);
+            if (found.isPresent() && (!found.get().pruning() || leases.staleness(found.get()).isPresent())) {
+                // A fetch's lease next to a complete base, or a dead prune's: neither deletes the base.
+                break;
+            }
+            if (found.isEmpty()) {
+                // Being written (a prune's, maybe) or left empty by a crash: the latter for good after a while.
+                unwrittenSince = unwrittenSince == 0 ? System.nanoTime() : unwrittenSince;
+                if (System.nanoTime() - unwrittenSince > PoolLeases.UNWRITTEN_GRACE.toNanos()) {
+                    break;
+                }
+            }
+            call.checkDeadline();
+            try {
+                Thread.sleep(Math.min(step.toMillis(), Math.max(1, call.deadline().remaining().toMillis())));
+            } catch (InterruptedException interrupted) {
+                throw call.interrupted(interrupted);
+            }
+            step = step.multipliedBy(2).compareTo(LEASE_WAIT_MAX_STEP) > 0 ? LEASE_WAIT_MAX_STEP : step.multipliedBy(2);
+        }
+        if (Volumes.lookup(libvirt, pool, base).isPresent()) {
+            return Optional.of(overlay);
+        }
+        LOG.info("base image volume {} on host {} was pruned while the overlay of {} was made; fetching it anew", base,
+                host.name(), name);
+        Volumes.delete(libvirt, overlay);
+        return Optional.empty();
     }
 
     private StorageVolume ensureOverlay(LibvirtHost libvirt, StoragePool pool, String name, String basePath,

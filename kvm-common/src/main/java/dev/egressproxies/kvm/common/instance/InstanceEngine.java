@@ -1,5 +1,6 @@
 package dev.egressproxies.kvm.common.instance;
 
+import dev.egressproxies.api.BaseImage;
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Deadline;
 import dev.egressproxies.api.ErrorKind;
@@ -9,6 +10,8 @@ import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.PreflightCheck;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.api.PrunedImage;
+import dev.egressproxies.api.PulledImage;
 import dev.egressproxies.api.ZoneChoice;
 import dev.egressproxies.api.conformance.Capability;
 import dev.egressproxies.api.conformance.ConformanceHarness;
@@ -48,6 +51,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
     private final BaseImageStrategy<I> images;
     private final InstanceCreator<I> creator;
     private final PoolLeftovers leftovers;
+    private final BaseImages bases;
     private final NameClaims claims;
     private final HostCordons cordons;
     private final HostPlacement placement;
@@ -61,9 +65,13 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         this.claims = new NameClaims(settings, hosts);
         this.cordons = new HostCordons(settings, hosts, LeaseHolder.current(), clock);
         this.placement = new HostPlacement(settings, hosts, cordons);
-        this.creator = new InstanceCreator<>(settings, hosts, images, cordons, clock);
         // Judges leases only: it never holds one, so its releases (and their clean-up) never run.
-        this.leftovers = new PoolLeftovers(images, new PoolLeases(new BaseImageDiscard(hosts)));
+        PoolLeases judge = new PoolLeases(new BaseImageDiscard(hosts));
+        this.creator = new InstanceCreator<>(settings, hosts, images, cordons, clock, judge);
+        // Leases of its own: a create of this process must find a prune's lease live.
+        // Lease expiries are read with the machine's clock, as every process's leases are.
+        this.bases = new BaseImages(images, PoolLeases.pruning(new BaseImageDiscard(hosts), Clock.systemUTC()), clock);
+        this.leftovers = new PoolLeftovers(settings.entry(), bases, judge);
     }
 
     /** The entry's configured name. */
@@ -148,6 +156,50 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
         return new TreeSet<>(cordons.read(new Call(entry(), Operation.CORDON, "", deadline)).keySet());
     }
 
+    /**
+     * {@inheritDoc} The base volumes of this backend in the host's pool: {@code kvm} entries sharing a
+     * pool share its bases, so each lists them all. Users are the domains whose disks back on a base
+     * (through an overlay in the pool, or in their live backing chain), and volumes of the pool that
+     * back on it without a domain.
+     */
+    @Override
+    public List<BaseImage> images(String zone, Deadline deadline) {
+        Call call = new Call(entry(), Operation.IMAGES, "", deadline);
+        HostSettings host = zoneHost(zone, call);
+        return hosts.call(host, call, libvirt -> bases.list(libvirt, host, call));
+    }
+
+    /** {@inheritDoc} Exactly a create's fetch of its base, with its lock, fetch lease and quota check. */
+    @Override
+    public PulledImage pullImage(String image, String zone, Deadline deadline) {
+        Call call = new Call(entry(), Operation.PULL_IMAGE, "", deadline);
+        HostSettings host = zoneHost(zone, call);
+        InstanceCreator.Target<I> target = new InstanceCreator.Target<>(host, null,
+                images.resolve(image, host, call));
+        boolean fetched = creator.ensureBase(target, call);
+        return new PulledImage(host.name(), images.baseVolume(target.image()), fetched);
+    }
+
+    /** {@inheritDoc} Under each base's fetch lease, after reading again what backs on it. */
+    @Override
+    public List<PrunedImage> pruneImages(String zone, Duration olderThan, boolean dryRun, Deadline deadline) {
+        Call call = new Call(entry(), Operation.PRUNE_IMAGES, "", deadline);
+        HostSettings host = zoneHost(zone, call);
+        if (olderThan.isNegative()) {
+            throw call.permanent("olderThan is " + olderThan + "; give zero or a positive duration");
+        }
+        return bases.prune(hosts, host, olderThan, dryRun, call);
+    }
+
+    /** The host of a zone; the only host for {@code ""} when there is one. */
+    private HostSettings zoneHost(String zone, Call call) {
+        if (zone.isEmpty() && settings.hosts().size() == 1) {
+            return settings.hosts().get(0);
+        }
+        return settings.host(zone).orElseThrow(() -> call.permanent("zone '" + zone + "' is not a host of"
+                + " provider entry '" + entry() + "': use one of " + settings.hostNames()));
+    }
+
     /** {@inheritDoc} A domain of another entry or of no entry is PERMANENT; one not of this platform has no UID. */
     @Override
     public Instance get(String id, Deadline deadline) {
@@ -220,7 +272,8 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
      * and image; RUNNING is not expected, since whether an image boots is the image's business.
      */
     public ConformanceProfile conformanceProfile(Supplier<ConformanceHarness.Entry> anotherEntry) {
-        Set<Capability> capabilities = EnumSet.of(Capability.PLANTS_UNMANAGED_INSTANCES, Capability.STOPS_INSTANCES);
+        Set<Capability> capabilities = EnumSet.of(Capability.PLANTS_UNMANAGED_INSTANCES, Capability.STOPS_INSTANCES,
+                Capability.MANAGES_IMAGES);
         if (settings.hosts().size() > 1) {
             capabilities.add(Capability.MULTIPLE_ZONES);
             capabilities.add(Capability.PLACES_INSTANCES);

@@ -47,6 +47,8 @@ public final class PoolLeases {
     private static final int CONTESTED_ATTEMPTS = 3;
 
     private final Kind kind;
+    /** What the leases this instance takes are for: {@link PoolLease#PRUNE} or {@code ""}. */
+    private final String purpose;
     private final BaseImageDiscard cleanup;
     private final LeaseHolder self;
     private final Clock clock;
@@ -67,10 +69,23 @@ public final class PoolLeases {
 
     /** Leases of {@code kind}, held by {@code self}; {@code clock} dates their expiry. */
     public PoolLeases(Kind kind, BaseImageDiscard cleanup, LeaseHolder self, Clock clock) {
+        this(kind, "", cleanup, self, clock);
+    }
+
+    private PoolLeases(Kind kind, String purpose, BaseImageDiscard cleanup, LeaseHolder self, Clock clock) {
         this.kind = Objects.requireNonNull(kind, "kind");
+        this.purpose = Objects.requireNonNull(purpose, "purpose");
         this.cleanup = Objects.requireNonNull(cleanup, "cleanup");
         this.self = Objects.requireNonNull(self, "self");
         this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * Fetch leases of this process that say a prune holds them ({@link PoolLease#PRUNE}): a create
+     * that found the base complete waits for such a lease to go before it trusts the base.
+     */
+    static PoolLeases pruning(BaseImageDiscard cleanup, Clock clock) {
+        return new PoolLeases(FETCH, PoolLease.PRUNE, cleanup, LeaseHolder.current(), clock);
     }
 
     /**
@@ -137,7 +152,8 @@ public final class PoolLeases {
         byte[] token = new byte[16];
         RANDOM.nextBytes(token);
         PoolLease lease = new PoolLease(HexFormat.of().formatHex(token), self,
-                clock.instant().plus(call.deadline().remaining()).plus(kind.margin()).truncatedTo(ChronoUnit.MILLIS));
+                clock.instant().plus(call.deadline().remaining()).plus(kind.margin()).truncatedTo(ChronoUnit.MILLIS),
+                purpose);
         for (int attempt = 0; attempt < CONTESTED_ATTEMPTS; attempt++) {
             Optional<StorageVolume> created = Volumes.createUnlessExists(libvirt, pool,
                     VolumeXml.raw(name, VOLUME_BYTES), "creating " + kind.noun() + " volume " + name);

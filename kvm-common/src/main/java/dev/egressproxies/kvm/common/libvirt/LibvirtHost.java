@@ -33,6 +33,12 @@ public interface LibvirtHost {
     /** The domain's metadata element in that XML namespace; empty for a domain this platform did not create. */
     Optional<String> domainMetadata(Domain domain, String namespaceUri);
 
+    /** The domain's XML as libvirt describes it now (a running domain's live XML names its disks' backing chains). */
+    default String domainXml(Domain domain) {
+        throw new LibvirtException(LibvirtErrorCode.NO_SUPPORT, getClass().getSimpleName()
+                + " cannot read a domain's XML");
+    }
+
     /** The addresses of a running domain's interfaces, as one source reports them. */
     List<InterfaceAddress> interfaceAddresses(Domain domain, AddressSource source);
 

@@ -227,6 +227,11 @@ public final class LibvirtJavaHost implements LibvirtHost, AutoCloseable {
     }
 
     @Override
+    public String domainXml(Domain domain) {
+        return connection.call(connect -> unwrap(domain).domain().getXMLDesc(0));
+    }
+
+    @Override
     public String volumeXml(StorageVolume volume) {
         return connection.call(connect -> unwrap(volume).volume().getXMLDesc(0));
     }

@@ -3,12 +3,16 @@ package dev.egressproxies.kvm.common.xml;
 import static dev.egressproxies.kvm.common.xml.XmlDocuments.append;
 import static dev.egressproxies.kvm.common.xml.XmlDocuments.appendText;
 
+import java.util.Set;
+import java.util.TreeSet;
 import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
 
 /**
  * Writes libvirt's domain XML for a {@link DomainDefinition}: an x86_64 HVM guest booting from a
  * virtio qcow2 overlay, its NoCloud seed as a read-only SATA CD-ROM, one virtio interface on the
- * host's bridge, a serial console, a guest agent channel and the platform's metadata.
+ * host's bridge, a serial console, a guest agent channel and the platform's metadata; and reads
+ * back the files a domain's disks use.
  */
 public final class DomainXml {
     private DomainXml() {
@@ -87,6 +91,29 @@ public final class DomainXml {
         Element network = append(devices, "interface", "type", "bridge");
         append(network, "source", "bridge", bridge);
         append(network, "model", "type", "virtio");
+    }
+
+    /**
+     * Every file a domain's disks name: each disk's source and, where libvirt reports a backing
+     * chain (a running domain's live XML does), every file of that chain. IllegalArgumentException
+     * when the XML is malformed.
+     */
+    public static Set<String> diskFiles(String xml) {
+        Element root = XmlDocuments.parse(xml).getDocumentElement();
+        Set<String> files = new TreeSet<>();
+        for (Element devices : XmlDocuments.children(root, "devices")) {
+            for (Element disk : XmlDocuments.children(devices, "disk")) {
+                NodeList sources = disk.getElementsByTagName("source");
+                for (int index = 0; index < sources.getLength(); index++) {
+                    Element source = (Element) sources.item(index);
+                    String file = source.getAttribute("file");
+                    if (!file.isBlank()) {
+                        files.add(file.strip());
+                    }
+                }
+            }
+        }
+        return files;
     }
 
     private static Element fileDisk(Element devices, String device, DiskFormat format, String path) {

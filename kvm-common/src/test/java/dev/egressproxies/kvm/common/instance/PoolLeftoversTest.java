@@ -36,7 +36,7 @@ class PoolLeftoversTest {
     }
 
     @Test
-    void aBaseNoOverlayBacksOnIsAWarningNamingTheCommandsThatRemoveItAndItsMarker() {
+    void aBaseNoOverlayBacksOnIsAWarningNamingTheCommandThatPrunesIt() {
         fixture.cacheBaseImage();
         fixture.create("proxy-1");
         host.putVolume(POOL, UNUSED, IMAGE_BYTES);
@@ -50,8 +50,7 @@ class PoolLeftoversTest {
         assertThat(unused.passed()).isTrue();
         assertThat(unused.warning()).isTrue();
         assertThat(unused.detail()).contains("1 of 2 cached base images have no overlay backing on them: " + UNUSED,
-                "'virsh vol-delete --pool egress-test " + UNUSED + "' and 'virsh vol-delete --pool egress-test "
-                        + UNUSED + ".complete'")
+                "'egressctl images prune --provider kvm-test'")
                 .doesNotContain(BASE_VOLUME, "kvm2-test+");
         assertThat(host.volumeNames(POOL)).as("nothing removed").isEqualTo(before);
     }

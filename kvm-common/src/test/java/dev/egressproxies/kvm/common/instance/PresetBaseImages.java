@@ -75,6 +75,11 @@ final class PresetBaseImages implements BaseImageStrategy<PresetBaseImages.Image
     }
 
     @Override
+    public String baseVolume(Image image) {
+        return image.volume();
+    }
+
+    @Override
     public Optional<String> markerOfBase(String volume) {
         return volume.matches("[^+]+\\.base\\.(qcow2|raw)") ? Optional.of(volume + ".complete") : Optional.empty();
     }

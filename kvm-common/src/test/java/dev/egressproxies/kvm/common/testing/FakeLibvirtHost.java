@@ -435,6 +435,12 @@ public final class FakeLibvirtHost implements LibvirtHost {
     }
 
     @Override
+    public synchronized String domainXml(Domain handle) {
+        enter("domainXml");
+        return requireDomain(handle).xml;
+    }
+
+    @Override
     public synchronized List<InterfaceAddress> interfaceAddresses(Domain handle, AddressSource source) {
         enter("interfaceAddresses(" + source + ")");
         DomainRecord domain = requireDomain(handle);
