@@ -18,11 +18,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
- * Reads of many things on one host's connection, {@link InstanceInspector#READERS} at once (below
- * libvirtd's default of 5 requests per client): the first failure, a passed deadline or an
+ * Reads of many things on one host's connection, {@link #READERS} at once (below libvirtd's
+ * default of 5 requests per client): the first failure, a passed deadline or an
  * interrupt stops the other readers.
  */
 final class HostReads {
+    /** How many reads of one host run at once, below libvirtd's default of 5 requests per client. */
+    static final int READERS = 4;
+    static final String THREAD_PREFIX = "egress-proxies-read-";
+
     private HostReads() {
     }
 
@@ -34,9 +38,9 @@ final class HostReads {
         Object[] found = new Object[items.size()];
         AtomicInteger next = new AtomicInteger();
         AtomicBoolean stop = new AtomicBoolean();
-        int readers = Math.min(InstanceInspector.READERS, items.size());
+        int readers = Math.min(READERS, items.size());
         ExecutorService threads = Executors.newFixedThreadPool(readers,
-                HostPool.daemonThreads("egress-proxies-read-" + host.name() + "-"));
+                HostPool.daemonThreads(THREAD_PREFIX + host.name() + "-"));
         try {
             CompletionService<Void> done = new ExecutorCompletionService<>(threads);
             for (int reader = 0; reader < readers; reader++) {

@@ -20,16 +20,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletionService;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorCompletionService;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -46,9 +36,6 @@ final class InstanceInspector {
     private static final List<AddressSource> ADDRESS_SOURCES = List.of(AddressSource.ARP, AddressSource.AGENT);
     private static final Pattern DOTTED_QUAD = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
 
-    /** How many domains of one host are read at once, below libvirtd's default of 5 requests per client. */
-    static final int READERS = 4;
-    static final String THREAD_PREFIX = "egress-proxies-list-";
 
     private InstanceInspector() {
     }
@@ -180,66 +167,13 @@ final class InstanceInspector {
         active.forEach(domain -> listed.add(new ListedDomain(domain, true)));
         inactive.stream().filter(domain -> !activeNames.contains(domain.name()))
                 .forEach(domain -> listed.add(new ListedDomain(domain, false)));
-        return readAll(libvirt, host, call, listed);
+        // The first failure that fails the host, a passed deadline or an interrupt stops the other readers.
+        return HostReads.each(host, call, listed,
+                domain -> managedInstance(libvirt, host, call.entry(), domain).orElse(null))
+                .stream().filter(Objects::nonNull).toList();
     }
 
     private record ListedDomain(Domain domain, boolean active) {
-    }
-
-    /** The first failure that fails the host, a passed deadline or an interrupt stops the other readers. */
-    private static List<Instance> readAll(LibvirtHost libvirt, HostSettings host, Call call,
-                                          List<ListedDomain> listed) {
-        if (listed.isEmpty()) {
-            return List.of();
-        }
-        Instance[] found = new Instance[listed.size()];
-        AtomicInteger next = new AtomicInteger();
-        AtomicBoolean stop = new AtomicBoolean();
-        int readers = Math.min(READERS, listed.size());
-        ExecutorService threads = Executors.newFixedThreadPool(readers,
-                HostPool.daemonThreads(THREAD_PREFIX + host.name() + "-"));
-        try {
-            CompletionService<Void> done = new ExecutorCompletionService<>(threads);
-            for (int reader = 0; reader < readers; reader++) {
-                done.submit(() -> {
-                    for (int index = next.getAndIncrement(); index < found.length && !stop.get();
-                            index = next.getAndIncrement()) {
-                        if (Thread.currentThread().isInterrupted()) {
-                            throw new CancellationException("reading the domains of host " + host.name()
-                                    + " was interrupted");
-                        }
-                        call.checkDeadline();
-                        found[index] = managedInstance(libvirt, host, call.entry(), listed.get(index)).orElse(null);
-                    }
-                    return null;
-                });
-            }
-            for (int finished = 0; finished < readers; ) {
-                Future<Void> reader = done.poll(Math.max(0, call.deadline().remaining().toNanos()),
-                        TimeUnit.NANOSECONDS);
-                if (reader == null) {
-                    call.checkDeadline();
-                    continue;
-                }
-                finished++;
-                try {
-                    reader.get();
-                } catch (ExecutionException failed) {
-                    stop.set(true);
-                    if (failed.getCause() instanceof Error error) {
-                        throw error;
-                    }
-                    throw (RuntimeException) failed.getCause(); // the readers throw nothing checked
-                }
-            }
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            throw new CancellationException("interrupted while reading the domains of host " + host.name());
-        } finally {
-            stop.set(true);
-            threads.shutdownNow();
-        }
-        return Arrays.stream(found).filter(Objects::nonNull).toList();
     }
 
     private static Optional<Instance> managedInstance(LibvirtHost libvirt, HostSettings host, String entry,

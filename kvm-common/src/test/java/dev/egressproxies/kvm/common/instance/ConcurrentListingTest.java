@@ -25,7 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * listManaged reads a host's domains on {@link InstanceInspector#READERS} threads at once,
+ * listManaged reads a host's domains on {@link HostReads#READERS} threads at once,
  * lists shut-off domains without reading their state, and leaves no thread behind, whether the
  * call succeeds, fails, passes its deadline or is interrupted.
  */
@@ -43,8 +43,8 @@ class ConcurrentListingTest {
     @Test
     void fourDomainsAreReadAtOnceAndStoppedOnesNeedNoStateRead() {
         putManaged(DOMAINS, DomainState.SHUTOFF);
-        CyclicBarrier fourInFlight = new CyclicBarrier(InstanceInspector.READERS);
-        for (int reader = 0; reader < InstanceInspector.READERS; reader++) {
+        CyclicBarrier fourInFlight = new CyclicBarrier(HostReads.READERS);
+        for (int reader = 0; reader < HostReads.READERS; reader++) {
             // Each hook holds its reader until four metadata reads are in flight; fewer time out.
             host.after("domainMetadata", () -> await(fourInFlight));
         }
@@ -224,7 +224,7 @@ class ConcurrentListingTest {
 
     private static long readerThreads() {
         return Thread.getAllStackTraces().keySet().stream()
-                .filter(thread -> thread.getName().startsWith(InstanceInspector.THREAD_PREFIX) && thread.isAlive())
+                .filter(thread -> thread.getName().startsWith(HostReads.THREAD_PREFIX) && thread.isAlive())
                 .count();
     }
 }
