@@ -10,6 +10,7 @@ import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.api.PrunedImage;
 import dev.egressproxies.api.PulledImage;
 import dev.egressproxies.runtime.config.ConfigException;
+import dev.egressproxies.runtime.output.ByteCount;
 import dev.egressproxies.runtime.output.Printer;
 import dev.egressproxies.runtime.output.Table;
 import dev.egressproxies.runtime.wiring.ProviderEntries;
@@ -151,7 +152,7 @@ final class ImagesCommand implements Callable<Integer> {
                         pruned.add(node);
                     } else {
                         printer.line((dryRun ? "would delete " : "deleted ") + result.entry() + "/" + image.zone()
-                                + " " + image.name() + " (" + bytes(image.allocatedBytes()) + ")");
+                                + " " + image.name() + " (" + ByteCount.format(image.allocatedBytes()) + ")");
                     }
                 }
             }
@@ -164,7 +165,8 @@ final class ImagesCommand implements Callable<Integer> {
                                 .put("error", result.failure().getMessage())));
                 printer.print(document);
             } else {
-                printer.line((dryRun ? "would free " : "freed ") + bytes(freed) + " in " + count + " base image"
+                printer.line((dryRun ? "would free " : "freed ") + ByteCount.format(freed) + " in " + count
+                        + " base image"
                         + (count == 1 ? "" : "s") + (dryRun ? " (dry run: nothing deleted)" : ""));
             }
             return report(printer, results, dryRun ? "not checked" : "not pruned, skipped");
@@ -298,7 +300,8 @@ final class ImagesCommand implements Callable<Integer> {
             String status = (image.unused() ? "unused" : "in use") + (image.legacy() ? ", legacy" : "");
             table.row(row.entry() + (image.zone().isEmpty() ? "" : "/" + image.zone()), image.name(), image.key(),
                     image.source(), image.sha256().length() > 12 ? image.sha256().substring(0, 12) : image.sha256(),
-                    image.format(), bytes(image.virtualBytes()), bytes(image.allocatedBytes()), image.createdAt(),
+                    image.format(), ByteCount.format(image.virtualBytes()), ByteCount.format(image.allocatedBytes()),
+                    image.createdAt(),
                     users, image.lease().name().toLowerCase(Locale.ROOT), status);
         }
         return table;
@@ -317,20 +320,6 @@ final class ImagesCommand implements Callable<Integer> {
         node.put("lease", image.lease().name().toLowerCase(Locale.ROOT)).put("leaseDetail", image.leaseDetail())
                 .put("unused", image.unused()).put("legacy", image.legacy());
         return node;
-    }
-
-    static String bytes(long count) {
-        if (count < 1024) {
-            return count + " B";
-        }
-        String[] units = {"KiB", "MiB", "GiB", "TiB"};
-        double value = count;
-        int unit = -1;
-        while (value >= 1024 && unit < units.length - 1) {
-            value /= 1024;
-            unit++;
-        }
-        return String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
     }
 
     private static String onlyEntry(ProviderEntries entries) {

@@ -1,6 +1,7 @@
 package dev.egressproxies.runtime.progress;
 
 import dev.egressproxies.api.spi.ProgressReporter;
+import dev.egressproxies.runtime.output.ByteCount;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -122,31 +123,17 @@ public final class TerminalProgressReporter implements ProgressReporter {
         static String format(String description, long doneBytes, long totalBytes, long elapsedNanos) {
             double seconds = Math.max(elapsedNanos, 1) / 1e9;
             double rate = doneBytes / seconds;
-            StringBuilder line = new StringBuilder(description).append(": ").append(bytes(doneBytes));
+            StringBuilder line = new StringBuilder(description).append(": ").append(ByteCount.format(doneBytes));
             if (totalBytes > 0) {
-                line.append(" / ").append(bytes(totalBytes))
+                line.append(" / ").append(ByteCount.format(totalBytes))
                         .append(String.format(Locale.ROOT, " (%d%%)", Math.min(100, doneBytes * 100 / totalBytes)));
             }
-            line.append(", ").append(bytes((long) rate)).append("/s");
+            line.append(", ").append(ByteCount.format((long) rate)).append("/s");
             if (totalBytes > 0 && rate > 0 && doneBytes < totalBytes) {
                 long secondsLeft = (long) Math.ceil((totalBytes - doneBytes) / rate);
                 line.append(", ").append(duration(secondsLeft)).append(" left");
             }
             return line.toString();
-        }
-
-        static String bytes(long count) {
-            if (count < 1024) {
-                return count + " B";
-            }
-            String[] units = {"KiB", "MiB", "GiB", "TiB"};
-            double value = count;
-            int unit = -1;
-            while (value >= 1024 && unit < units.length - 1) {
-                value /= 1024;
-                unit++;
-            }
-            return String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
         }
 
         static String duration(long seconds) {
