@@ -32,6 +32,9 @@ packages=(
   # stdlib package that python3 pulls in, python3-minimal lacks it) and the
   # compressed image copies
   python3 xz-utils gzip
+  # what a host-side image fetch runs on the hypervisor (here: this machine): the other
+  # decompressors, and wget for a host without curl
+  bzip2 zstd wget
   # bridge for domain interfaces, free-port checks, process checks, HTTP probes
   iproute2 procps curl
 
