@@ -83,8 +83,8 @@ class ImageIdentityTest {
                 report("kvm: check after the first VM's delete: %s", unused.detail());
                 assertThat(unused.passed()).isTrue();
                 assertThat(unused.warning()).isTrue();
-                assertThat(unused.detail()).contains(": " + firstBase + ".", "egressctl images prune")
-                        .doesNotContain(secondBase);
+                // Other tests' unused bases may be listed too: the pool is the stack's.
+                assertThat(unused.detail()).contains(firstBase, "egressctl images prune").doesNotContain(secondBase);
                 b.delete(secondId, deadline());
             }
         }
@@ -120,7 +120,7 @@ class ImageIdentityTest {
             after.delete(movedId, deadline());
             PreflightCheck unused = unusedBases(after);
             assertThat(unused.detail()).as("the new base is unused now, the old one still backs the first VM")
-                    .contains(": " + movedBase + ".", "egressctl images prune").doesNotContain(firstBase);
+                    .contains(movedBase, "egressctl images prune").doesNotContain(firstBase);
         }
     }
 
