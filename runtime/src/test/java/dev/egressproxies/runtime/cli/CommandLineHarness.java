@@ -4,8 +4,10 @@ import dev.egressproxies.runtime.wiring.DaggerTestEgressctlComponent;
 import dev.egressproxies.runtime.wiring.SpanRecorder;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +17,21 @@ import java.util.Map;
  * standard output, standard error and spans.
  */
 final class CommandLineHarness {
+    /**
+     * A harness working in {@code folder}, whose {@code egress.yaml} there has one fake entry
+     * {@code lab} with zones {@code zone-a} and {@code zone-b}, kept in {@code lab.json}.
+     */
+    static CommandLineHarness withTwoZoneFakeEntry(Path folder) throws IOException {
+        Files.writeString(folder.resolve("egress.yaml"), """
+                providers:
+                  - name: lab
+                    type: fake
+                    zones: [zone-a, zone-b]
+                    stateFile: %s
+                """.formatted(folder.resolve("lab.json")));
+        return new CommandLineHarness(folder.resolve("home"), folder, Map.of());
+    }
+
     private final Path home;
     private final Path workingDirectory;
     private final Map<String, String> environment;

@@ -6,7 +6,6 @@ import dev.egressproxies.api.ErrorKind;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,14 +22,7 @@ class FleetCommandsTest {
 
     @BeforeEach
     void configure() throws IOException {
-        Files.writeString(temp.resolve("egress.yaml"), """
-                providers:
-                  - name: lab
-                    type: fake
-                    zones: [zone-a, zone-b]
-                    stateFile: %s
-                """.formatted(temp.resolve("lab.json")));
-        egressctl = new CommandLineHarness(temp.resolve("home"), temp, Map.of());
+        egressctl = CommandLineHarness.withTwoZoneFakeEntry(temp);
     }
 
     @Test

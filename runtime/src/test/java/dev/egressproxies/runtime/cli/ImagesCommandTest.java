@@ -6,9 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.egressproxies.api.ErrorKind;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,14 +26,7 @@ class ImagesCommandTest {
 
     @BeforeEach
     void configure() throws IOException {
-        Files.writeString(temp.resolve("egress.yaml"), """
-                providers:
-                  - name: lab
-                    type: fake
-                    zones: [zone-a, zone-b]
-                    stateFile: %s
-                """.formatted(temp.resolve("lab.json")));
-        egressctl = new CommandLineHarness(temp.resolve("home"), temp, Map.of());
+        egressctl = CommandLineHarness.withTwoZoneFakeEntry(temp);
     }
 
     @Test
