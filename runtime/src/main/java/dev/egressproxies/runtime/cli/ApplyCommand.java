@@ -5,7 +5,9 @@ import dev.egressproxies.runtime.output.Printer;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.egressproxies.api.Instance;
+import dev.egressproxies.api.Provider;
 import dev.egressproxies.runtime.apply.DesiredState;
+import dev.egressproxies.runtime.apply.NamesSeenTwice;
 import dev.egressproxies.runtime.apply.Drift;
 import dev.egressproxies.runtime.apply.Plan;
 import dev.egressproxies.runtime.apply.PlanPlacement;
@@ -48,7 +50,9 @@ final class ApplyCommand implements Callable<Integer> {
         DesiredState desired = new ProxySetLoader().load(file, session.entries()::provider);
         Map<String, List<Instance>> managed = new LinkedHashMap<>();
         for (String entry : desired.entries()) {
-            managed.put(entry, session.provider(entry).listManaged(session.deadline()));
+            Provider provider = session.provider(entry);
+            managed.put(entry, NamesSeenTwice.recheck(provider, provider.listManaged(session.deadline()),
+                    session.deadline()));
         }
         Plan plan = new PlanPlacement(session::provider, session::deadline)
                 .place(new Planner().plan(desired.proxies(), managed));

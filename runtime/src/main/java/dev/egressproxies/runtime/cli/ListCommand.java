@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
+import dev.egressproxies.runtime.apply.NamesSeenTwice;
 import dev.egressproxies.runtime.wiring.Session;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +46,8 @@ final class ListCommand implements Callable<Integer> {
         for (String name : names) {
             try {
                 Provider entry = session.provider(name);
-                for (Instance instance : entry.listManaged(session.deadline())) {
+                for (Instance instance : NamesSeenTwice.recheck(entry, entry.listManaged(session.deadline()),
+                        session.deadline())) {
                     rows.add(new Printer.Row(name, instance));
                 }
                 listed.add(name);

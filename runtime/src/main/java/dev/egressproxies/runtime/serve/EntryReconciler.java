@@ -6,6 +6,7 @@ import dev.egressproxies.api.Instance;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.runtime.apply.Drift;
+import dev.egressproxies.runtime.apply.NamesSeenTwice;
 import dev.egressproxies.runtime.apply.Plan;
 import dev.egressproxies.runtime.apply.PlanStep;
 import dev.egressproxies.runtime.apply.Planner;
@@ -149,7 +150,8 @@ final class EntryReconciler {
             List<ResolvedProxy> wanted = desired;
             Map<String, List<Instance>> seen = new LinkedHashMap<>();
             List<String> down = observe(seen);
-            List<Instance> known = seen.values().stream().flatMap(List::stream).toList();
+            List<Instance> known = NamesSeenTwice.recheck(provider,
+                    seen.values().stream().flatMap(List::stream).toList(), deadline());
             Map<String, String> zoneOfId = new HashMap<>();
             seen.forEach((zone, instances) -> instances.forEach(instance -> zoneOfId.put(instance.id(), zone)));
             Plan plan = planner.plan(wanted, Map.of(entry, known));

@@ -11,8 +11,10 @@ import dev.egressproxies.api.Provider;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.api.ZoneChoice;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -25,6 +27,7 @@ final class RecordingProvider implements Provider {
     private final Set<String> zones;
     private final List<String> calls = new ArrayList<>();
     private final Set<String> failing = new HashSet<>();
+    private final Map<String, Instance> present = new HashMap<>();
     private Function<List<Placement>, List<ZoneChoice>> placing;
 
     RecordingProvider(String entry, String... zones) {
@@ -38,13 +41,21 @@ final class RecordingProvider implements Provider {
         return this;
     }
 
+    /** Makes {@link #get} find these instances; it finds no other. */
+    RecordingProvider having(Instance... instances) {
+        for (Instance instance : instances) {
+            present.put(instance.id(), instance);
+        }
+        return this;
+    }
+
     /** Answers {@link #place} with {@code placing}, recording {@code place N} for N placements. */
     RecordingProvider placing(Function<List<Placement>, List<ZoneChoice>> placing) {
         this.placing = placing;
         return this;
     }
 
-    /** The calls made, in order: {@code create NAME@ZONE}, {@code delete ID}. */
+    /** The calls made, in order: {@code create NAME@ZONE}, {@code get ID}, {@code delete ID}. */
     List<String> calls() {
         return calls;
     }
@@ -76,7 +87,12 @@ final class RecordingProvider implements Provider {
 
     @Override
     public Instance get(String id, Deadline deadline) {
-        throw new ProviderException(ErrorKind.NOT_FOUND, Operation.GET, entry, id, "not recorded");
+        record("get " + id);
+        Instance found = present.get(id);
+        if (found == null) {
+            throw new ProviderException(ErrorKind.NOT_FOUND, Operation.GET, entry, id, "not recorded");
+        }
+        return found;
     }
 
     @Override
