@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.deser.DeserializationProblemHandler;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.egressproxies.api.CreateRequest;
 import dev.egressproxies.api.Placement;
 import dev.egressproxies.api.Provider;
@@ -67,25 +68,80 @@ public final class ProxySetLoader {
      * @throws ConfigException listing every problem found
      */
     public DesiredState load(Path file, Function<String, Optional<Provider>> entries) {
-        JsonNode root = parse(file);
+        return load(file.toString(), read(file), file.toAbsolutePath().getParent(), entries);
+    }
+
+    /**
+     * Loads and checks a desired set kept elsewhere than in a file (in etcd): a document as
+     * {@link #selfContained} makes it, whose user-data is inline.
+     *
+     * @param source   where the document comes from, for messages
+     * @param document the YAML or JSON document
+     * @param entries  the provider of each configured entry, empty for a name that is not configured
+     * @throws ConfigException listing every problem found
+     */
+    public DesiredState load(String source, byte[] document, Function<String, Optional<Provider>> entries) {
+        return load(source, document, null, entries);
+    }
+
+    /**
+     * Checks the file, then returns it as one JSON document that needs no other file: each
+     * {@code cloudInitFile} is replaced by its content as {@code cloudInit}.
+     *
+     * @throws ConfigException listing every problem found, as {@link #load(Path, Function)}
+     */
+    public byte[] selfContained(Path file, Function<String, Optional<Provider>> entries) {
+        load(file, entries);
+        JsonNode root = parse(file.toString(), read(file));
+        Path folder = file.toAbsolutePath().getParent();
+        JsonNode proxies = root.get("proxies");
+        if (proxies != null && proxies.isArray()) {
+            for (JsonNode proxy : proxies) {
+                JsonNode userDataFile = proxy.get("cloudInitFile");
+                if (proxy instanceof ObjectNode object && userDataFile != null && userDataFile.isTextual()) {
+                    object.put("cloudInit", UserDataFile.read(folder.resolve(userDataFile.asText())));
+                    object.remove("cloudInitFile");
+                }
+            }
+        }
+        try {
+            return new ObjectMapper().writeValueAsBytes(root);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a tree always serialises", e);
+        }
+    }
+
+    private DesiredState load(String source, byte[] document, Path folder,
+                              Function<String, Optional<Provider>> entries) {
+        JsonNode root = parse(source, document);
         List<String> problems = new ArrayList<>();
         Outline outline = bind(root, Outline.class, "", problems);
         Set<String> converged = new LinkedHashSet<>();
         List<ResolvedProxy> resolved = new ArrayList<>();
         if (outline != null) {
             readEntryNames(outline.providers(), entries, converged, problems);
-            readProxies(file, outline.proxies(), entries, converged, resolved, problems);
+            readProxies(folder, outline.proxies(), entries, converged, resolved, problems);
         }
         if (!problems.isEmpty()) {
-            throw new ConfigException(file + ": " + (problems.size() == 1 ? "1 problem" : problems.size() + " problems")
+            throw new ConfigException(source + ": " + (problems.size() == 1 ? "1 problem" : problems.size() + " problems")
                     + ", nothing was changed:\n  " + String.join("\n  ", problems));
         }
         return new DesiredState(converged, resolved);
     }
 
-    private JsonNode parse(Path file) {
+    private static byte[] read(Path file) {
+        try {
+            return Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException("no such file: " + file, e);
+        } catch (IOException e) {
+            throw new ConfigException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private JsonNode parse(String file, byte[] document) {
         JsonNode root;
-        try (JsonParser parser = yaml.createParser(Files.newInputStream(file))) {
+        try (JsonParser parser = yaml.createParser(document)) {
             // Read one document, then look for another ourselves: Jackson's trailing-token error
             // would name its own types and settings instead of YAML documents.
             root = yaml.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(parser);
@@ -95,8 +151,6 @@ public final class ProxySetLoader {
             }
         } catch (JsonProcessingException e) {
             throw new ConfigException(file + at(e.getLocation()) + ": not valid YAML: " + e.getOriginalMessage(), e);
-        } catch (NoSuchFileException e) {
-            throw new ConfigException("no such file: " + file, e);
         } catch (IOException e) {
             throw new ConfigException("cannot read " + file + ": " + e.getMessage(), e);
         }
@@ -138,7 +192,7 @@ public final class ProxySetLoader {
         }
     }
 
-    private void readProxies(Path file, JsonNode proxies, Function<String, Optional<Provider>> entries,
+    private void readProxies(Path folder, JsonNode proxies, Function<String, Optional<Provider>> entries,
                              Set<String> converged, List<ResolvedProxy> resolved, List<String> problems) {
         if (proxies == null || proxies.isNull()) {
             return;
@@ -175,7 +229,7 @@ public final class ProxySetLoader {
                 problems.add(path + ".name: '" + proxy.name() + "' is listed twice for provider entry '"
                         + proxy.provider() + "'");
             }
-            String cloudInit = cloudInit(file, proxy, path, problems);
+            String cloudInit = cloudInit(folder, proxy, path, problems);
             if (proxy.name() == null || proxy.name().isBlank()) {
                 continue;
             }
@@ -223,7 +277,8 @@ public final class ProxySetLoader {
         }
     }
 
-    private static String cloudInit(Path file, DesiredProxy proxy, String path, List<String> problems) {
+    /** The proxy's user-data; a file is read relative to the set's folder, and a set without one (etcd's) has none. */
+    private static String cloudInit(Path folder, DesiredProxy proxy, String path, List<String> problems) {
         if (proxy.cloudInit() != null && proxy.cloudInitFile() != null) {
             problems.add(path + ": give cloudInit or cloudInitFile, not both");
             return "";
@@ -232,7 +287,12 @@ public final class ProxySetLoader {
             return proxy.cloudInit() == null ? "" : proxy.cloudInit();
         }
         try {
-            return UserDataFile.read(file.toAbsolutePath().getParent().resolve(proxy.cloudInitFile()));
+            if (folder == null) {
+                problems.add(path + ".cloudInitFile: a desired set kept in etcd holds its user-data inline; write it"
+                        + " with egressctl apply -f FILE --etcd ..., which puts each cloudInitFile's content in it");
+                return "";
+            }
+            return UserDataFile.read(folder.resolve(proxy.cloudInitFile()));
         } catch (ConfigException unreadable) {
             problems.add(path + ".cloudInitFile: " + unreadable.getMessage());
             return "";

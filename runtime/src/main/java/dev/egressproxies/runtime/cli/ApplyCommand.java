@@ -16,22 +16,31 @@ import dev.egressproxies.runtime.apply.PlanStep;
 import dev.egressproxies.runtime.apply.Planner;
 import dev.egressproxies.runtime.apply.ProxySetLoader;
 import dev.egressproxies.runtime.apply.StepResult;
+import dev.egressproxies.runtime.replicas.Etcd;
+import dev.egressproxies.runtime.replicas.EtcdDesiredSet;
+import dev.egressproxies.runtime.replicas.EtcdOptions;
 import dev.egressproxies.runtime.wiring.Session;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Clock;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code egressctl apply -f FILE [--dry-run]}: converges the entries a desired-set file names on
  * that set. Checks the whole file first (nothing changes when any of it is wrong), prints the plan
- * (create, start, replace, delete), then carries it out; a second run plans nothing.
+ * (create, start, replace, delete), then carries it out; a second run plans nothing. With
+ * {@code --etcd}, it writes the checked set to etcd instead, for the serve replicas to carry out.
  */
 @Command(name = "apply", mixinStandardHelpOptions = true, description = "Converges the entries a desired-set file names on that set.")
 final class ApplyCommand implements Callable<Integer> {
@@ -44,9 +53,16 @@ final class ApplyCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Print the plan and change nothing.")
     boolean dryRun;
 
+    @Mixin
+    EtcdConnection etcd = new EtcdConnection();
+
     @Override
     public Integer call() {
         Session session = root.session();
+        Optional<EtcdOptions> cluster = etcd.options();
+        if (cluster.isPresent()) {
+            return publish(session, new Etcd(cluster.get()));
+        }
         DesiredState desired = new ProxySetLoader().load(file, session.entries()::provider);
         Map<String, List<Instance>> managed = new LinkedHashMap<>();
         for (String entry : desired.entries()) {
@@ -66,6 +82,44 @@ final class ApplyCommand implements Callable<Integer> {
         return results.stream().filter(result -> result.error() != null).findFirst()
                 .map(result -> ExitCode.of(result.error().kind()))
                 .orElse(ExitCode.OK);
+    }
+
+    /**
+     * With {@code --etcd}: checks the file against this config and writes it, user-data inline, as
+     * the set the replicas keep in force; they carry it out, so nothing is planned here (this
+     * machine may not reach the hypervisors).
+     */
+    private int publish(Session session, Etcd cluster) {
+        EtcdDesiredSet set = new EtcdDesiredSet(cluster, session.entries()::provider, Clock.systemUTC());
+        Printer printer = session.printer();
+        if (dryRun) {
+            new ProxySetLoader().selfContained(file, session.entries()::provider);
+            if (printer.json()) {
+                printer.print(printer.object().put("written", false).put("dryRun", true).put("key", set.location()));
+            } else {
+                printer.line(file + " is a valid desired set; dry run: nothing was written to " + set.location());
+            }
+            return ExitCode.OK;
+        }
+        String who = System.getProperty("user.name", "") + "@" + hostName() + " (pid " + ProcessHandle.current().pid()
+                + ")";
+        EtcdDesiredSet.Written written = set.write(file, who);
+        if (printer.json()) {
+            printer.print(printer.object().put("written", true).put("dryRun", false).put("key", written.key())
+                    .put("revision", "etcd:" + written.revision()).put("sha256", written.sha256()));
+        } else {
+            printer.line("wrote " + file + " to etcd:" + written.key() + " at revision etcd:" + written.revision()
+                    + "; the serve replicas put it in force (GET /v1/desired shows the revision in force)");
+        }
+        return ExitCode.OK;
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "";
+        }
     }
 
     private static void report(Printer printer, Plan plan, List<StepResult> results, boolean applied,

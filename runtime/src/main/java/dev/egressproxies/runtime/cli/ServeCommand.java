@@ -1,23 +1,34 @@
 package dev.egressproxies.runtime.cli;
 
 import dev.egressproxies.runtime.config.ConfigException;
+import dev.egressproxies.runtime.replicas.Etcd;
+import dev.egressproxies.runtime.replicas.EtcdOptions;
+import dev.egressproxies.runtime.replicas.EtcdReplication;
+import dev.egressproxies.runtime.replicas.LeaseTiming;
 import dev.egressproxies.runtime.serve.Backoff;
 import dev.egressproxies.runtime.serve.LogFormat;
+import dev.egressproxies.runtime.serve.Replication;
 import dev.egressproxies.runtime.serve.ServeSettings;
 import dev.egressproxies.runtime.serve.Service;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 /**
- * {@code egressctl serve -f FILE}: the resident reconciler. Keeps the desired set in force on
+ * {@code egressctl serve -f FILE}, or {@code serve --etcd URLS} as one of several replicas: the
+ * resident reconciler. Keeps the desired set in force on
  * every entry it names, continuously, and serves a JSON API, health probes, Prometheus metrics and
  * a status page.
  */
@@ -32,8 +43,28 @@ final class ServeCommand implements Callable<Integer> {
     @ParentCommand
     RootCommand root;
 
-    @Option(names = {"-f", "--file"}, paramLabel = "FILE", required = true, description = "The desired set (YAML), as apply reads it.")
+    @Option(names = {"-f", "--file"}, paramLabel = "FILE",
+            description = "The desired set (YAML), as apply reads it; with --etcd the set is in etcd instead (apply -f FILE --etcd ...).")
     Path file;
+
+    @Mixin
+    EtcdConnection etcd = new EtcdConnection();
+
+    @Option(names = "--replica", paramLabel = "NAME",
+            description = "With --etcd: this replica's name, unique among the replicas (default HOSTNAME-PID).")
+    String replica;
+
+    @Option(names = "--lease-duration", paramLabel = "DURATION", defaultValue = "15s", converter = DurationConverter.class,
+            description = "With --etcd: how long a replica's leadership outlives its last renewal (default ${DEFAULT-VALUE}).")
+    Duration leaseDuration;
+
+    @Option(names = "--renew-deadline", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
+            description = "With --etcd: a replica that has not renewed for this long stops acting (default ${DEFAULT-VALUE}).")
+    Duration renewDeadline;
+
+    @Option(names = "--retry-period", paramLabel = "DURATION", defaultValue = "2s", converter = DurationConverter.class,
+            description = "With --etcd: how often a replica renews and looks for entries without a leader (default ${DEFAULT-VALUE}).")
+    Duration retryPeriod;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = ServeSettings.DEFAULT_LISTEN,
             description = "The API's address (default ${DEFAULT-VALUE}). Beyond loopback it needs --tls-cert, --tls-key and --token-file.")
@@ -80,10 +111,46 @@ final class ServeCommand implements Callable<Integer> {
             throw new ConfigException("serve needs its HTTP server (" + SERVER_MODULE + "), which is not on the module"
                     + " path: start egressctl with bin/egressctl, which adds lib/serve");
         }
-        ServeSettings settings = new ServeSettings(file, ServeSettings.parseListen(listen), resync, grace,
+        ServeSettings settings = new ServeSettings(ServeSettings.parseListen(listen), resync, grace,
                 tlsCertificate, tlsKey, tokenFile, logFormat(), new HashSet<>(confirmDeletes), perHost,
                 Backoff.upTo(backoffMax));
-        return new Service(settings, root.session()).run();
+        return new Service(settings, root.session(), replication()).run();
+    }
+
+    /** Alone with a file, or a replica on etcd with the set there. */
+    private Replication replication() {
+        Optional<EtcdOptions> cluster = etcd.options();
+        if (cluster.isEmpty()) {
+            if (file == null) {
+                throw new ConfigException("serve needs the desired set: -f FILE, or --etcd URL[,URL...] for a replica"
+                        + " that reads it from etcd");
+            }
+            if (replica != null) {
+                throw new ConfigException("--replica names one of several replicas on etcd: give --etcd too");
+            }
+            return Replication.single(file);
+        }
+        if (file != null) {
+            throw new ConfigException("with --etcd the desired set is kept in etcd, where every replica reads it: leave"
+                    + " out -f, and write the set with egressctl apply -f " + file + " --etcd ...");
+        }
+        LeaseTiming timing = new LeaseTiming(leaseDuration, renewDeadline, retryPeriod);
+        String name = replica != null ? replica : defaultReplicaName();
+        if (!name.matches("[A-Za-z0-9._-]{1,63}")) {
+            throw new ConfigException("--replica '" + name + "': use 1 to 63 letters, digits, '.', '_' or '-'");
+        }
+        return new EtcdReplication(new Etcd(cluster.get()), name, timing, Clock.systemUTC());
+    }
+
+    private static String defaultReplicaName() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9._-]", "-");
+        } catch (UnknownHostException e) {
+            host = "replica";
+        }
+        String name = host + "-" + ProcessHandle.current().pid();
+        return name.length() > 63 ? name.substring(name.length() - 63) : name;
     }
 
     private LogFormat logFormat() {

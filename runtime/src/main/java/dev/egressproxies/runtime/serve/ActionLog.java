@@ -13,7 +13,7 @@ import java.util.Map;
  * one per event an operator acts on (a desired set loaded or rejected, a host down or back, deletes
  * held). In {@code json} format each line is one JSON object for log shippers.
  */
-final class ActionLog {
+public final class ActionLog {
     private final PrintStream out;
     private final LogFormat format;
     private final Clock clock;
@@ -43,7 +43,7 @@ final class ActionLog {
     }
 
     /** Logs an event at {@code level} ({@code info} or {@code warn}) with its fields. */
-    void event(String level, String message, Map<String, String> fields) {
+    public void event(String level, String message, Map<String, String> fields) {
         if (format == LogFormat.JSON) {
             ObjectNode line = line(level, "event").put("message", message);
             fields.forEach(line::put);

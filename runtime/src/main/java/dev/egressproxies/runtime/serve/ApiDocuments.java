@@ -18,12 +18,48 @@ import java.util.Locale;
 final class ApiDocuments {
     private final ObjectMapper json = new ObjectMapper();
 
-    /** {@code GET /v1/proxies}. */
+    /** {@code GET /v1/proxies} of a single serve. */
     ObjectNode proxies(String revision, List<ProxyView> views) {
+        return proxies(revision, views, FleetPeers.NONE);
+    }
+
+    /**
+     * {@code GET /v1/proxies}: this process's views of the entries it shows itself, then what the
+     * leaders of the other entries published. A replica names each proxy's leader, and says when
+     * what it shows may be out of date.
+     */
+    ObjectNode proxies(String revision, List<ProxyView> views, FleetPeers peers) {
         ObjectNode document = json.createObjectNode().put("desiredRevision", revision);
+        replication(document, peers);
         ArrayNode proxies = document.putArray("proxies");
-        views.forEach(view -> proxies.add(proxy(view)));
+        views.stream().filter(view -> peers.showsOwn(view.entry()))
+                .forEach(view -> proxies.add(led(proxy(view), peers, peers.replica())));
+        peers.published().values().forEach(published -> published.path("proxies").forEach(proxy ->
+                proxies.add(led(((ObjectNode) proxy).deepCopy(), peers, published.path("leader").asText()))));
         return document;
+    }
+
+    /** {@code GET /v1/entries}, as {@link #proxies(String, List, FleetPeers)} shows proxies. */
+    ObjectNode entries(List<EntryView> views, FleetPeers peers) {
+        ObjectNode document = json.createObjectNode();
+        replication(document, peers);
+        ArrayNode entries = document.putArray("entries");
+        views.stream().filter(view -> peers.showsOwn(view.name()))
+                .forEach(view -> entries.add(led(entry(view), peers, peers.replica())));
+        peers.published().values().forEach(published -> entries.add(led(((ObjectNode) published.path("entry"))
+                .deepCopy().put("publishedAt", published.path("publishedAt").asText()), peers,
+                published.path("leader").asText())));
+        return document;
+    }
+
+    private static void replication(ObjectNode document, FleetPeers peers) {
+        if (!peers.replica().isEmpty()) {
+            document.put("replica", peers.replica()).put("stale", peers.stale().orElse(null));
+        }
+    }
+
+    private static ObjectNode led(ObjectNode node, FleetPeers peers, String leader) {
+        return peers.replica().isEmpty() ? node : node.put("leader", leader);
     }
 
     /** One proxy. */
@@ -57,26 +93,40 @@ final class ApiDocuments {
         return node;
     }
 
-    /** {@code GET /v1/entries}. */
+    /** {@code GET /v1/entries} of a single serve. */
     ObjectNode entries(List<EntryView> views) {
-        ObjectNode document = json.createObjectNode();
-        ArrayNode entries = document.putArray("entries");
-        for (EntryView view : views) {
-            ObjectNode entry = entries.addObject().put("name", view.name()).put("type", view.type())
-                    .put("managed", view.managed()).put("desired", view.desired()).put("lastPass", time(view.lastPass()));
-            ArrayNode pending = entry.putArray("pendingDeletes");
-            view.pendingDeletes().forEach(pending::add);
-            ArrayNode hosts = entry.putArray("hosts");
-            view.hosts().forEach(host -> hosts.addObject().put("zone", host.zone()).put("up", host.up())
-                    .put("checkedAt", time(host.checkedAt())).put("downSince", time(host.downSince()))
-                    .put("error", host.error()).put("cordoned", host.cordoned()));
-        }
+        return entries(views, FleetPeers.NONE);
+    }
+
+    /** One entry of {@code GET /v1/entries}. */
+    ObjectNode entry(EntryView view) {
+        ObjectNode entry = json.createObjectNode().put("name", view.name()).put("type", view.type())
+                .put("managed", view.managed()).put("desired", view.desired()).put("lastPass", time(view.lastPass()));
+        ArrayNode pending = entry.putArray("pendingDeletes");
+        view.pendingDeletes().forEach(pending::add);
+        ArrayNode hosts = entry.putArray("hosts");
+        view.hosts().forEach(host -> hosts.addObject().put("zone", host.zone()).put("up", host.up())
+                .put("checkedAt", time(host.checkedAt())).put("downSince", time(host.downSince()))
+                .put("error", host.error()).put("cordoned", host.cordoned()));
+        return entry;
+    }
+
+    /**
+     * What a replica publishes of an entry it leads, for the others to show: the entry, its
+     * proxies, and the desired revision it acts on.
+     */
+    ObjectNode snapshot(String revision, EntryView entry, List<ProxyView> proxies) {
+        ObjectNode document = json.createObjectNode().put("desiredRevision", revision);
+        document.set("entry", entry(entry));
+        ArrayNode array = document.putArray("proxies");
+        proxies.forEach(view -> array.add(proxy(view)));
         return document;
     }
 
     /** {@code GET /v1/desired}. */
     ObjectNode desired(Reconciler.DesiredView view) {
-        ObjectNode document = json.createObjectNode().put("file", view.file().toString()).put("revision", view.revision())
+        ObjectNode document = json.createObjectNode().put("source", view.source())
+                .put("file", view.isFile() ? view.source() : null).put("revision", view.revision())
                 .put("loadedAt", time(view.loadedAt())).put("lastReadAt", time(view.lastReadAt()));
         ArrayNode problems = document.putArray("problems");
         view.problems().forEach(problems::add);

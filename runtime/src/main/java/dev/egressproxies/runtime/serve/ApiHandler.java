@@ -1,5 +1,6 @@
 package dev.egressproxies.runtime.serve;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -38,15 +39,16 @@ final class ApiHandler extends Handler.Abstract {
     private final boolean tokenForReads;
     private final boolean loopbackHostsOnly;
     private final Supplier<Optional<String>> notReady;
+    private final FleetPeers peers;
     private final ApiDocuments documents = new ApiDocuments();
     private final byte[] page;
-    private volatile ProxiesDocument proxiesDocument = new ProxiesDocument(-1, "", new byte[0], new byte[0]);
+    private volatile ProxiesDocument proxiesDocument = new ProxiesDocument(-1, -1, "", new byte[0], new byte[0]);
 
     /**
      * The serialised {@code /v1/proxies} of one version of the views and one desired revision, plain
      * and gzipped (a tenth of the size: what a dashboard that asks for gzip is sent).
      */
-    private record ProxiesDocument(long version, String revision, byte[] plain, byte[] gzipped) {
+    private record ProxiesDocument(long version, long peersVersion, String revision, byte[] plain, byte[] gzipped) {
     }
 
     /**
@@ -54,9 +56,11 @@ final class ApiHandler extends Handler.Abstract {
      * @param beyondLoopback whether serve listens beyond loopback: reads need the token too; on
      *                      loopback, requests must name a loopback host instead
      * @param notReady      why the service is not ready, or empty when it is
+     * @param peers         the other replicas, {@link FleetPeers#NONE} for a single serve
      */
     ApiHandler(Reconciler reconciler, ServeMetrics metrics, BearerToken token, boolean beyondLoopback,
-               Supplier<Optional<String>> notReady) {
+               Supplier<Optional<String>> notReady, FleetPeers peers) {
+        this.peers = peers;
         this.reconciler = reconciler;
         this.metrics = metrics;
         this.token = token;
@@ -126,7 +130,14 @@ final class ApiHandler extends Handler.Abstract {
             }
             case "/v1/entries" -> {
                 if (readOnly(read, response, callback) && authorised(request, response, callback, tokenForReads)) {
-                    json(response, callback, HttpStatus.OK_200, documents.entries(reconciler.entries()));
+                    json(response, callback, HttpStatus.OK_200, documents.entries(reconciler.entries(), peers));
+                }
+            }
+            case "/v1/replicas" -> {
+                if (readOnly(read, response, callback) && authorised(request, response, callback, tokenForReads)) {
+                    peers.replicas().ifPresentOrElse(document -> json(response, callback, HttpStatus.OK_200, document),
+                            () -> json(response, callback, HttpStatus.NOT_FOUND_404, documents.error("this serve runs"
+                                    + " alone, without --etcd: it has no replicas")));
                 }
             }
             case "/v1/desired" -> {
@@ -175,11 +186,26 @@ final class ApiHandler extends Handler.Abstract {
             return;
         }
         if (readOnly(read, response, callback) && authorised(request, response, callback, tokenForReads)) {
-            reconciler.proxy(parts[0], parts[1]).ifPresentOrElse(
-                    view -> json(response, callback, HttpStatus.OK_200, documents.proxy(view)),
+            Optional<ObjectNode> shown = peers.showsOwn(parts[0])
+                    ? reconciler.proxy(parts[0], parts[1]).map(documents::proxy) : publishedProxy(parts[0], parts[1]);
+            shown.ifPresentOrElse(
+                    document -> json(response, callback, HttpStatus.OK_200, document),
                     () -> json(response, callback, HttpStatus.NOT_FOUND_404, documents.error("no proxy '" + parts[1]
                             + "' in entry '" + parts[0] + "': it is neither desired nor managed there")));
         }
+    }
+
+    private Optional<ObjectNode> publishedProxy(String entry, String name) {
+        ObjectNode published = peers.published().get(entry);
+        if (published == null) {
+            return Optional.empty();
+        }
+        for (JsonNode proxy : published.path("proxies")) {
+            if (name.equals(proxy.path("name").asText())) {
+                return Optional.of(((ObjectNode) proxy).deepCopy().put("leader", published.path("leader").asText()));
+            }
+        }
+        return Optional.empty();
     }
 
     /**
@@ -189,17 +215,19 @@ final class ApiHandler extends Handler.Abstract {
      */
     private ProxiesDocument proxiesDocument() {
         long version = reconciler.proxiesVersion();
+        long peersVersion = peers.version();
         String revision = reconciler.desired().revision();
         ProxiesDocument cached = proxiesDocument;
-        if (cached.version() == version && cached.revision().equals(revision)) {
+        if (cached.version() == version && cached.peersVersion() == peersVersion && cached.revision().equals(revision)) {
             return cached;
         }
         synchronized (this) {
             cached = proxiesDocument;
-            if (cached.version() != version || !cached.revision().equals(revision)) {
+            if (cached.version() != version || cached.peersVersion() != peersVersion
+                    || !cached.revision().equals(revision)) {
                 // The version is read before the views, so a change during the read makes the next call read again.
-                byte[] plain = documents.bytes(documents.proxies(revision, reconciler.proxies()));
-                cached = new ProxiesDocument(version, revision, plain, gzip(plain));
+                byte[] plain = documents.bytes(documents.proxies(revision, reconciler.proxies(), peers));
+                cached = new ProxiesDocument(version, peersVersion, revision, plain, gzip(plain));
                 proxiesDocument = cached;
             }
             return cached;

@@ -28,7 +28,7 @@ import java.util.function.Function;
  * {@code apply}'s {@link ProxySetLoader}, and watched for edits. The folder is watched rather than
  * the file, because editors and config managers replace a file by renaming a new one over it.
  */
-final class DesiredSetFile implements AutoCloseable {
+final class DesiredSetFile implements DesiredSource {
     /** Edits that arrive within this time of each other are read once, after the last. */
     static final Duration DEBOUNCE = Duration.ofMillis(300);
     private static final int SHORT_REVISION = 12;
@@ -37,16 +37,6 @@ final class DesiredSetFile implements AutoCloseable {
     private final Function<String, Optional<Provider>> entries;
     private final Clock clock;
     private WatchService watcher;
-
-    /**
-     * A desired set that passed every check.
-     *
-     * @param state    the set
-     * @param revision {@code sha256:} and the first hex digits of the file's digest
-     * @param loadedAt when it was read
-     */
-    record Loaded(DesiredState state, String revision, Instant loadedAt) {
-    }
 
     DesiredSetFile(Path file, Function<String, Optional<Provider>> entries, Clock clock) {
         this.file = file.toAbsolutePath().normalize();
@@ -59,20 +49,29 @@ final class DesiredSetFile implements AutoCloseable {
         return file;
     }
 
+    @Override
+    public String location() {
+        return file.toString();
+    }
+
+    @Override
+    public boolean isFile() {
+        return true;
+    }
+
     /**
-     * Reads and checks the file.
-     *
-     * @throws ConfigException listing every problem, as {@code apply} reports them
+     * {@inheritDoc} The revision is {@code sha256:} and the first hex digits of the file's digest.
      */
-    Loaded load() {
+    @Override
+    public Loaded load() {
         Instant at = clock.instant();
         String revision = revision();
         DesiredState state = new ProxySetLoader().load(file, entries);
         return new Loaded(state, revision, at);
     }
 
-    /** The file's revision now, without checking it; {@code ""} when it cannot be read. */
-    String revision() {
+    @Override
+    public String revision() {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
             return "sha256:" + HexFormat.of().formatHex(digest).substring(0, SHORT_REVISION);
@@ -83,12 +82,9 @@ final class DesiredSetFile implements AutoCloseable {
         }
     }
 
-    /**
-     * Calls {@code onEdit} after each burst of changes to the file, on a daemon thread, until closed.
-     *
-     * @throws IOException when the folder cannot be watched
-     */
-    void watch(Runnable onEdit) throws IOException {
+    /** {@inheritDoc} A burst of events (an editor's save) calls it once, after the last. */
+    @Override
+    public void watch(Runnable onEdit) throws IOException {
         Path folder = file.getParent();
         watcher = FileSystems.getDefault().newWatchService();
         folder.register(watcher, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,

@@ -342,7 +342,7 @@ final class EntryReconciler {
     /** Runs one step on an operation thread, and records how it went. */
     private void execute(PlanStep step) {
         String action = step.action().name().toLowerCase(Locale.ROOT);
-        if (stopped || !context.authority().mayAct(entry)) {
+        if (stopped || !context.authority().confirms(entry)) {
             return;
         }
         Instant begun = context.clock().instant();

@@ -23,6 +23,7 @@ final class OperationQueue {
     private final Map<String, Queue<Queued>> waiting = new HashMap<>();
     private final Map<String, Integer> running = new HashMap<>();
     private final Set<String> busyKeys = new HashSet<>();
+    private final Map<String, Thread> runningThreads = new HashMap<>();
     private boolean closed;
 
     private record Queued(String key, String host, Runnable operation) {
@@ -76,7 +77,9 @@ final class OperationQueue {
             running.merge(host, 1, Integer::sum);
             workers.execute(() -> {
                 try {
-                    next.operation().run();
+                    if (started(next)) {
+                        next.operation().run();
+                    }
                 } finally {
                     finished(next);
                 }
@@ -84,7 +87,18 @@ final class OperationQueue {
         }
     }
 
+    /** Records the operation's thread, so that it can be interrupted alone; false when it was cancelled meanwhile. */
+    private synchronized boolean started(Queued next) {
+        if (!busyKeys.contains(next.key())) {
+            return false;
+        }
+        runningThreads.put(next.key(), Thread.currentThread());
+        return true;
+    }
+
     private synchronized void finished(Queued done) {
+        runningThreads.remove(done.key());
+        Thread.interrupted();
         busyKeys.remove(done.key());
         running.merge(done.host(), -1, Integer::sum);
         if (!closed) {
@@ -107,6 +121,39 @@ final class OperationQueue {
     synchronized boolean awaitIdle(Duration limit) throws InterruptedException {
         long end = System.nanoTime() + limit.toNanos();
         while (!busyKeys.isEmpty()) {
+            long left = end - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return true;
+    }
+
+    /**
+     * Stops the operations of one entry: drops its queued ones and interrupts its running ones,
+     * which return within about a second and clean up; the others go on.
+     *
+     * @param entry the entry whose proxies' keys ({@code entry/name}) are stopped
+     */
+    synchronized void cancel(String entry) {
+        String prefix = entry + "/";
+        for (Queue<Queued> queue : waiting.values()) {
+            queue.removeIf(dropped -> dropped.key().startsWith(prefix) && busyKeys.remove(dropped.key()));
+        }
+        runningThreads.forEach((key, thread) -> {
+            if (key.startsWith(prefix)) {
+                thread.interrupt();
+            }
+        });
+        notifyAll();
+    }
+
+    /** Waits up to {@code limit} for one entry's operations to finish; true when none is left. */
+    synchronized boolean awaitIdle(String entry, Duration limit) throws InterruptedException {
+        String prefix = entry + "/";
+        long end = System.nanoTime() + limit.toNanos();
+        while (busyKeys.stream().anyMatch(key -> key.startsWith(prefix))) {
             long left = end - System.nanoTime();
             if (left <= 0) {
                 return false;

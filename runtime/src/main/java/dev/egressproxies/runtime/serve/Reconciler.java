@@ -1,10 +1,10 @@
 package dev.egressproxies.runtime.serve;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.egressproxies.api.Provider;
 import dev.egressproxies.runtime.apply.ResolvedProxy;
 import dev.egressproxies.runtime.config.ConfigException;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -28,12 +29,14 @@ public final class Reconciler {
     /** Where the loader's message starts listing its problems. */
     private static final String LIST_START = ", nothing was changed:\n";
     private final ServeContext context;
-    private final DesiredSetFile file;
+    private final DesiredSource source;
+    private final Consumer<Set<String>> onEntries;
     private final Function<String, Optional<Provider>> providers;
     private final Map<String, String> types;
     private final Set<String> confirmFirstHold;
     private final Map<String, EntryReconciler> entries = new LinkedHashMap<>();
-    private volatile DesiredSetFile.Loaded inForce;
+    private final ApiDocuments documents = new ApiDocuments();
+    private volatile DesiredSource.Loaded inForce;
     private volatile List<String> problems = List.of();
     private volatile Instant lastReadAt;
     private String lastRejected = "";
@@ -41,19 +44,24 @@ public final class Reconciler {
     /**
      * The desired set as the API shows it.
      *
-     * @param file       the desired-set file
+     * @param source     where the set is: the file's path, or {@code etcd:KEY}
+     * @param isFile     whether it is a file on this machine
      * @param revision   the revision in force
      * @param loadedAt   when the revision in force was read
      * @param problems   why the file as it is now was rejected; empty when the revision in force is current
      * @param lastReadAt when the file was last read
      */
-    public record DesiredView(Path file, String revision, Instant loadedAt, List<String> problems, Instant lastReadAt) {
+    public record DesiredView(String source, boolean isFile, String revision, Instant loadedAt, List<String> problems, Instant lastReadAt) {
     }
 
-    Reconciler(ServeContext context, DesiredSetFile file, Function<String, Optional<Provider>> providers,
-               Map<String, String> types, Set<String> confirmFirstHold) {
+    /**
+     * @param onEntries told the entries of each set put in force (replicas campaign for them)
+     */
+    Reconciler(ServeContext context, DesiredSource source, Function<String, Optional<Provider>> providers,
+               Map<String, String> types, Set<String> confirmFirstHold, Consumer<Set<String>> onEntries) {
         this.context = context;
-        this.file = file;
+        this.source = source;
+        this.onEntries = onEntries;
         this.providers = providers;
         this.types = Map.copyOf(types);
         this.confirmFirstHold = Set.copyOf(confirmFirstHold);
@@ -65,10 +73,10 @@ public final class Reconciler {
      *
      * @throws IOException when the file's folder cannot be watched
      */
-    void start(DesiredSetFile.Loaded initial, Duration resync) throws IOException {
+    void start(DesiredSource.Loaded initial, Duration resync) throws IOException {
         lastReadAt = initial.loadedAt();
         putInForce(initial);
-        file.watch(() -> reload("edit"));
+        source.watch(() -> reload("edit"));
         context.timer().scheduleAtFixedRate(this::resync, resync.toMillis(), resync.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -85,26 +93,35 @@ public final class Reconciler {
     synchronized void reload(String why) {
         lastReadAt = context.clock().instant();
         try {
-            DesiredSetFile.Loaded loaded = file.load();
+            DesiredSource.Loaded loaded = source.load();
             problems = List.of();
             lastRejected = "";
             context.metrics().desiredLoad(true);
             if (!loaded.revision().equals(inForce.revision())) {
-                context.log().event("info", "desired set loaded", Map.of("file", file.path().toString(),
+                context.log().event("info", "desired set loaded", Map.of("source", source.location(),
                         "revision", loaded.revision(), "cause", why));
             }
             // The same revision read again stays the one loaded then, so its age says when the file last changed.
             putInForce(loaded.revision().equals(inForce.revision())
-                    ? new DesiredSetFile.Loaded(loaded.state(), inForce.revision(), inForce.loadedAt()) : loaded);
+                    ? new DesiredSource.Loaded(loaded.state(), inForce.revision(), inForce.loadedAt()) : loaded);
         } catch (ConfigException rejected) {
             problems = problemsOf(rejected.getMessage());
             context.metrics().desiredLoad(false);
-            String revision = file.revision();
+            String revision = source.revision();
             if (!revision.equals(lastRejected)) {
                 lastRejected = revision;
                 context.log().event("warn", "desired set rejected; the last good set stays in force", Map.of(
-                        "file", file.path().toString(), "inForce", inForce.revision(), "problems",
+                        "source", source.location(), "inForce", inForce.revision(), "problems",
                         String.join(" | ", problems)));
+            }
+        } catch (RuntimeException unreachable) {
+            // A set kept elsewhere (etcd) that cannot be read now: the set in force stays, as for a rejected one.
+            problems = List.of("cannot read " + source.location() + ": " + unreachable.getMessage());
+            if (!lastRejected.equals("unreadable")) {
+                lastRejected = "unreadable";
+                context.log().event("warn", "desired set unreadable; the last good set stays in force", Map.of(
+                        "source", source.location(), "inForce", inForce.revision(), "error",
+                        String.valueOf(unreachable.getMessage())));
             }
         }
     }
@@ -119,7 +136,7 @@ public final class Reconciler {
                 .filter(line -> !line.isEmpty()).toList();
     }
 
-    private synchronized void putInForce(DesiredSetFile.Loaded loaded) {
+    private synchronized void putInForce(DesiredSource.Loaded loaded) {
         inForce = loaded;
         Map<String, List<ResolvedProxy>> byEntry = new LinkedHashMap<>();
         loaded.state().entries().forEach(entry -> byEntry.put(entry, new ArrayList<>()));
@@ -140,6 +157,7 @@ public final class Reconciler {
             reconciler.desire(proxies);
             reconciler.requestPass(Duration.ZERO);
         });
+        onEntries.accept(Set.copyOf(byEntry.keySet()));
     }
 
     /**
@@ -159,6 +177,23 @@ public final class Reconciler {
     }
 
     /**
+     * Stops this process's work on one entry, whose leadership moved or was lost: drops its queued
+     * steps, interrupts the running ones, and waits up to {@code wait} for them to return. Its
+     * passes stop by themselves, since the authority says no.
+     *
+     * @return whether every operation of the entry returned
+     */
+    public boolean stopEntry(String entry, Duration wait) {
+        context.operations().cancel(entry);
+        try {
+            return context.operations().awaitIdle(entry, wait);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
      * Confirms the deletes held back in an entry.
      *
      * @return the qualified IDs confirmed, or empty when the entry is not in the desired set
@@ -166,6 +201,19 @@ public final class Reconciler {
     public synchronized Optional<List<String>> confirmDeletes(String entry) {
         EntryReconciler reconciler = entries.get(entry);
         return reconciler == null ? Optional.empty() : Optional.of(reconciler.confirmDeletes());
+    }
+
+    /**
+     * What a replica publishes of an entry it leads: the entry, its proxies and the desired
+     * revision in force; empty when the desired set does not name the entry.
+     */
+    public Optional<ObjectNode> snapshot(String entry) {
+        EntryReconciler reconciler;
+        synchronized (this) {
+            reconciler = entries.get(entry);
+        }
+        return reconciler == null ? Optional.empty() : Optional.of(documents.snapshot(inForce.revision(),
+                reconciler.view(), context.status().ofEntry(entry)));
     }
 
     /** A number that changes whenever a proxy's view does. */
@@ -190,8 +238,9 @@ public final class Reconciler {
 
     /** The desired set in force, and the problems of the file as it is now. */
     public DesiredView desired() {
-        DesiredSetFile.Loaded loaded = inForce;
-        return new DesiredView(file.path(), loaded.revision(), loaded.loadedAt(), problems, lastReadAt);
+        DesiredSource.Loaded loaded = inForce;
+        return new DesiredView(source.location(), source.isFile(), loaded.revision(), loaded.loadedAt(), problems,
+                lastReadAt);
     }
 
     /**
@@ -207,7 +256,7 @@ public final class Reconciler {
         context.timer().shutdownNow();
         context.operations().close();
         try {
-            file.close();
+            source.close();
         } catch (IOException ignored) {
             // the watch thread is a daemon
         }

@@ -13,7 +13,6 @@ import java.util.Set;
 /**
  * How {@code egressctl serve} runs, from its command line.
  *
- * @param desiredFile     the desired set to keep in force
  * @param listen          the API's address
  * @param resync          how often every entry is reconciled even without a change
  * @param grace           how long operations in flight may finish after SIGTERM or SIGINT
@@ -25,7 +24,7 @@ import java.util.Set;
  * @param perHost         how many operations may run at once against one host
  * @param backoff         the wait of a proxy after failures
  */
-public record ServeSettings(Path desiredFile, InetSocketAddress listen, Duration resync, Duration grace,
+public record ServeSettings(InetSocketAddress listen, Duration resync, Duration grace,
                             Path tlsCertificate, Path tlsKey, Path tokenFile, LogFormat logFormat,
                             Set<String> confirmDeletes, int perHost, Backoff backoff) {
     /** The default address: loopback only. */

@@ -4,6 +4,7 @@ import dev.egressproxies.runtime.apply.PlanExecutor;
 import dev.egressproxies.runtime.wiring.ProviderEntries;
 import dev.egressproxies.runtime.wiring.Session;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.security.KeyStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -29,15 +30,17 @@ public final class Service {
 
     private final ServeSettings settings;
     private final Session session;
+    private final Replication replication;
     private final Clock clock = Clock.systemUTC();
     private final ShutdownSignals signals = new ShutdownSignals();
     private volatile boolean started;
     private volatile boolean stopping;
 
-    /** A service of these settings on this session's entries. */
-    public Service(ServeSettings settings, Session session) {
+    /** A service of these settings on this session's entries, alone or as a replica. */
+    public Service(ServeSettings settings, Session session, Replication replication) {
         this.settings = settings;
         this.session = session;
+        this.replication = replication;
     }
 
     /**
@@ -54,8 +57,8 @@ public final class Service {
         ProviderEntries entries = session.entries();
         Map<String, String> types = new LinkedHashMap<>();
         entries.entries().forEach(entry -> types.put(entry.name(), entry.type()));
-        DesiredSetFile file = new DesiredSetFile(settings.desiredFile(), entries::provider, clock);
-        DesiredSetFile.Loaded initial = file.load();
+        DesiredSource source = replication.source(entries::provider, clock);
+        DesiredSource.Loaded initial = source.load();
         String scheme = tls == null ? "http" : "https";
         PrintStream err = session.err();
         if (settings.logFormat() == LogFormat.JSON) {
@@ -63,24 +66,31 @@ public final class Service {
             System.setErr(err);
         }
         ActionLog log = new ActionLog(err, settings.logFormat(), clock);
-        try (ServeLock lock = ServeLock.take(session.stateDirectory(), file.path(), "pid "
-                + ProcessHandle.current().pid() + ", --listen " + settings.listen().getHostString() + ":"
-                + settings.listen().getPort())) {
+        try (ServeLock lock = replication.locksStateDirectory() ? ServeLock.take(session.stateDirectory(),
+                Path.of(source.location()), "pid " + ProcessHandle.current().pid() + ", --listen "
+                        + settings.listen().getHostString() + ":" + settings.listen().getPort()) : null;
+             replication) {
             ServeMetrics metrics = new ServeMetrics();
+            ScheduledExecutorService timer = Executors.newScheduledThreadPool(Math.max(2, types.size()),
+                    daemons("serve-pass"));
             ServeContext context = new ServeContext(new PlanExecutor(session::provider, session::deadline),
                     new OperationQueue(settings.perHost()), new FleetStatus(), metrics, log, clock, settings.backoff(),
-                    LIST_BUDGET.compareTo(session.timeout()) < 0 ? LIST_BUDGET : session.timeout(), EntryAuthority.SOLE,
-                    Executors.newScheduledThreadPool(Math.max(2, types.size()), daemons("serve-pass")),
-                    Executors.newCachedThreadPool(daemons("serve-list")));
-            Reconciler reconciler = new Reconciler(context, file, entries::provider, types, settings.confirmDeletes());
-            ApiHandler handler = new ApiHandler(reconciler, metrics, token, !settings.loopback(), this::notReady);
+                    LIST_BUDGET.compareTo(session.timeout()) < 0 ? LIST_BUDGET : session.timeout(),
+                    replication.authority(), timer, Executors.newCachedThreadPool(daemons("serve-list")));
+            Reconciler reconciler = new Reconciler(context, source, entries::provider, types, settings.confirmDeletes(),
+                    replication::want);
+            ApiHandler handler = new ApiHandler(reconciler, metrics, token, !settings.loopback(), this::notReady,
+                    replication.peers());
             try (ApiServer server = new ApiServer(settings.listen(), tls, handler)) {
                 server.start();
                 signals.install();
                 reconciler.start(initial, settings.resync());
+                String url = scheme + "://" + hostForUrl() + ":" + server.port() + "/";
+                replication.start(reconciler, log, url, Executors.newSingleThreadScheduledExecutor(
+                        daemons("serve-replica")));
                 started = true;
-                log.event("info", "serving " + scheme + "://" + hostForUrl() + ":" + server.port() + "/", Map.of(
-                        "desired", file.path().toString(), "revision", initial.revision(), "resync",
+                log.event("info", "serving " + url, Map.of(
+                        "desired", source.location(), "revision", initial.revision(), "resync",
                         settings.resync().toString()));
                 String cause = signals.awaitStop();
                 stopping = true;

@@ -40,7 +40,8 @@ class ApiServerTest {
     private ApiServer server(ServeFixture serve, boolean withToken, boolean tokenForReads) throws Exception {
         BearerToken token = withToken ? BearerToken.read(Files.writeString(folder.resolve("token"), TOKEN)) : null;
         ApiServer server = new ApiServer(new InetSocketAddress("127.0.0.1", 0), null,
-                new ApiHandler(serve.reconciler, serve.metrics, token, tokenForReads, Optional::empty));
+                new ApiHandler(serve.reconciler, serve.metrics, token, tokenForReads, Optional::empty,
+                        FleetPeers.NONE));
         server.start();
         return server;
     }

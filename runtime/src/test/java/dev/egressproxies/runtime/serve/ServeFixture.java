@@ -60,7 +60,7 @@ final class ServeFixture implements AutoCloseable {
                 Executors.newCachedThreadPool());
         this.reconciler = new Reconciler(context, new DesiredSetFile(desiredFile,
                 name -> Optional.ofNullable(providers.get(name)), Clock.systemUTC()), name -> Optional.ofNullable(
-                providers.get(name)), Map.of(ENTRY, "fake"), confirmFirstHold);
+                providers.get(name)), Map.of(ENTRY, "fake"), confirmFirstHold, entries -> { });
     }
 
     ServeFixture(Path folder) {

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 class ServeSettingsTest {
     private static ServeSettings settings(String listen, Path cert, Path key, Path token) {
-        return new ServeSettings(Path.of("proxies.yaml"), ServeSettings.parseListen(listen), Duration.ofSeconds(60),
+        return new ServeSettings(ServeSettings.parseListen(listen), Duration.ofSeconds(60),
                 Duration.ofSeconds(60), cert, key, token, LogFormat.TEXT, Set.of(), 4, Backoff.DEFAULT);
     }
 
