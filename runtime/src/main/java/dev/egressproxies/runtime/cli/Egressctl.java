@@ -3,6 +3,7 @@ package dev.egressproxies.runtime.cli;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.registry.ConfigurationException;
 import dev.egressproxies.runtime.config.ConfigException;
+import dev.egressproxies.runtime.replicas.EtcdException;
 import dev.egressproxies.runtime.wiring.Invocation;
 import dev.egressproxies.runtime.wiring.Session;
 import dev.egressproxies.runtime.progress.ProgressMode;
@@ -101,6 +102,9 @@ public final class Egressctl {
         }
         if (exception instanceof IllegalArgumentException) {
             return fail(exception.getMessage(), ExitCode.USAGE_OR_CONFIG);
+        }
+        if (exception instanceof EtcdException unreachable) {
+            return fail(unreachable.getMessage(), ExitCode.TRANSIENT);
         }
         String detail = exception.getMessage() == null ? exception.toString() : exception.getMessage();
         return fail("unexpected failure: " + detail + " (run with -v for details)", ExitCode.FAILURE);

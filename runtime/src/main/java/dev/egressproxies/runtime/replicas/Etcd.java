@@ -9,10 +9,12 @@ import dev.egressproxies.runtime.config.ConfigException;
 import dev.egressproxies.runtime.serve.PemKeyStore;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -25,6 +27,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
@@ -274,7 +277,7 @@ public final class Etcd {
                 preferred = index;
                 return answer;
             } catch (IOException | EtcdException e) {
-                errors.add(member + ": " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+                errors.add(member + ": " + failure(e));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new EtcdException("interrupted while calling etcd " + path);
@@ -317,6 +320,19 @@ public final class Etcd {
                     + answer.path("error").asText(answer.toString()) + "; check the user and --etcd-password-file");
         }
         token = answer.path("token").asText();
+    }
+
+    private static String failure(Exception e) {
+        if (e instanceof ConnectException) {
+            return "connection refused or unreachable (is the member running, and is this its client URL?)";
+        }
+        if (e instanceof HttpTimeoutException) {
+            return "no answer within " + CALL_TIMEOUT.toMillis() + " ms";
+        }
+        if (e instanceof SSLException) {
+            return "TLS failed (" + e.getMessage() + "): check --etcd-ca, --etcd-cert and --etcd-key";
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
     private static String hint(String error) {

@@ -90,19 +90,17 @@ public final class EtcdReplication implements Replication, Leadership.Listener {
 
     @Override
     public void lost(String entry, String why) {
-        event("warn", "no longer leading entry: its operations stop", entry, why);
+        event("warn", "no longer leading entry", entry, why);
         Reconciler current = reconciler;
         if (current != null) {
-            current.stopEntry(entry, Duration.ZERO);
+            current.stopEntry(entry);
         }
     }
 
     @Override
-    public void awaitStopped(String entry, Duration limit) {
+    public boolean awaitIdle(String entry, Duration limit) {
         Reconciler current = reconciler;
-        if (current != null) {
-            current.stopEntry(entry, limit);
-        }
+        return current == null || current.awaitIdle(entry, limit);
     }
 
     private void event(String level, String message, String entry, String why) {

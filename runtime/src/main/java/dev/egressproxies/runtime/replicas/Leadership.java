@@ -74,10 +74,12 @@ public final class Leadership implements EntryAuthority, AutoCloseable {
         void lost(String entry, String why);
 
         /**
-         * Waits up to {@code limit} for the entry's interrupted operations to return: a hand-over
-         * deletes its key only after them.
+         * Waits up to {@code limit} for the entry's operations to end, interrupting none: a
+         * hand-over lets them finish while it still holds the key.
+         *
+         * @return whether none is left
          */
-        void awaitStopped(String entry, Duration limit);
+        boolean awaitIdle(String entry, Duration limit);
     }
 
     /**
@@ -212,6 +214,11 @@ public final class Leadership implements EntryAuthority, AutoCloseable {
                 long granted = etcd.grantLease(timing.leaseDuration());
                 etcd.put(replicaKey(), description, granted);
                 lease = granted;
+                renewedAtNanos = sent;
+                lastContact = clock.instant();
+                lastError = "";
+                // Campaign from the next step: replicas started together then count each other.
+                return;
             }
             renewedAtNanos = sent;
             lastContact = clock.instant();
@@ -288,8 +295,13 @@ public final class Leadership implements EntryAuthority, AutoCloseable {
         long mine = lease;
         handovers.execute(() -> {
             try {
-                listener.lost(entry, "handed over: " + why);
-                listener.awaitStopped(entry, timing.leaseDuration());
+                // No new operation starts (mayAct says no); those running may finish while the key is still ours.
+                if (!listener.awaitIdle(entry, timing.leaseDuration())) {
+                    listener.lost(entry, "handed over: " + why + "; operations still running were interrupted");
+                    listener.awaitIdle(entry, timing.leaseDuration().minus(timing.renewDeadline()));
+                } else {
+                    listener.lost(entry, "handed over: " + why);
+                }
                 led.remove(entry);
                 etcd.deleteIfLease(leaderKey(entry), mine);
             } catch (EtcdException failed) {

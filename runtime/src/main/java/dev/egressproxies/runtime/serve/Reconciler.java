@@ -177,16 +177,23 @@ public final class Reconciler {
     }
 
     /**
-     * Stops this process's work on one entry, whose leadership moved or was lost: drops its queued
-     * steps, interrupts the running ones, and waits up to {@code wait} for them to return. Its
-     * passes stop by themselves, since the authority says no.
-     *
-     * @return whether every operation of the entry returned
+     * Stops this process's work on one entry, whose leadership was lost: drops its queued steps and
+     * interrupts the running ones, which return within about a second and clean up. Its passes stop
+     * by themselves, since the authority says no.
      */
-    public boolean stopEntry(String entry, Duration wait) {
+    public void stopEntry(String entry) {
         context.operations().cancel(entry);
+    }
+
+    /**
+     * Waits up to {@code limit} for one entry's operations to end, interrupting none: how a replica
+     * hands an entry over without cutting a create short.
+     *
+     * @return whether none is left
+     */
+    public boolean awaitIdle(String entry, Duration limit) {
         try {
-            return context.operations().awaitIdle(entry, wait);
+            return context.operations().awaitIdle(entry, limit);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
