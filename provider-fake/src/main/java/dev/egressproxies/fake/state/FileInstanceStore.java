@@ -16,6 +16,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -41,8 +42,8 @@ import org.slf4j.LoggerFactory;
  * atomically: a reader sees the old state or the new one, never a part, and a process killed
  * midway leaves the old state intact; the next write removes the temporary file it left. A state
  * file that cannot be read is an error of the call naming the file; it is never silently replaced,
- * which would forget every instance in it. The file also keeps an operation log, which every
- * write keeps as it is unless it changes it.
+ * which would forget every instance in it. The file also keeps the operation log of the entries
+ * that keep one ({@link #operationLog}); every write keeps what it does not change of it.
  *
  * <p>Nothing is touched before it is needed: building the store does no I/O, reads create nothing
  * (a missing file or directory holds no instances), and the first write creates the directory.
@@ -120,6 +121,14 @@ public final class FileInstanceStore implements InstanceStore {
             }
             return result;
         });
+    }
+
+    /**
+     * A log of the operations of this store's entry, kept in this file next to the instances and
+     * written under the same lock, its times read from {@code clock}. Building it does no I/O.
+     */
+    public OperationLog operationLog(Clock clock) {
+        return new FileOperationLog(this, entry, clock);
     }
 
     /** The whole content of the file; empty when there is no file. */
@@ -289,7 +298,10 @@ public final class FileInstanceStore implements InstanceStore {
     /** A read-modify-write of the whole document, made while the lock is held. */
     @FunctionalInterface
     private interface LockedChange<T> {
-        /** Reads {@code current}, hands {@code save} the document to write when it changed, and returns the caller's result. */
+        /**
+         * Reads {@code current}, hands {@code save} the document to write when it changed, and
+         * returns the caller's result.
+         */
         T apply(StateDocument current, Consumer<StateDocument> save);
     }
 

@@ -45,7 +45,7 @@ record OperationRecord(long seq, String entry, String operation, String instance
 
     /** This record, of an operation that ended at {@code now} with {@code endedWith}. */
     OperationRecord end(Instant now, String endedWith) {
-        return new OperationRecord(seq, entry, operation, instance, process, started, Objects.requireNonNull(now, "now"),
-                Objects.requireNonNull(endedWith, "endedWith"));
+        return new OperationRecord(seq, entry, operation, instance, process, started,
+                Objects.requireNonNull(now, "now"), Objects.requireNonNull(endedWith, "endedWith"));
     }
 }
