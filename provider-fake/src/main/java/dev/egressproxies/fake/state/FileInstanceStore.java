@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * atomically: a reader sees the old state or the new one, never a part, and a process killed
  * midway leaves the old state intact; the next write removes the temporary file it left. A state
  * file that cannot be read is an error of the call naming the file; it is never silently replaced,
- * which would forget every instance in it. The file also keeps the operation log of the entries
- * that keep one ({@link #operationLog}); every write keeps what it does not change of it.
+ * which would forget every instance in it. The file also holds the operation log of the entries
+ * that keep one ({@link #operationLog}): a change of the instances leaves the log as it was, and a
+ * change of the log the instances.
  *
  * <p>Nothing is touched before it is needed: building the store does no I/O, reads create nothing
  * (a missing file or directory holds no instances), and the first write creates the directory.
