@@ -14,8 +14,8 @@ import java.util.stream.Collectors;
 
 /**
  * The settings of one {@code fake} provider entry: the zones, machine types and images it
- * accepts, how long its instances take to boot, where it keeps its instances, and the faults it
- * injects, and whether it logs its operations. Every field is optional:
+ * accepts, how long its instances take to boot, where it keeps its instances, whether it logs its
+ * operations, and the faults it injects. Every field is optional:
  * <pre>{@code
  * providers:
  *   - name: local
@@ -88,7 +88,7 @@ import java.util.stream.Collectors;
  *                     {@code null} keeps them in memory, for the life of the provider. A relative
  *                     path is resolved against the platform's state directory
  * @param operationLog whether the entry records each of its creates and deletes in the state file,
- *                     for tests that check who acted on the entry when (below); false by default.
+ *                     for tests that check who acted on the entry when (above); false by default.
  *                     Needs {@code stateFile}
  * @param faults       the faults to inject, by operation name (see {@link FaultConfig})
  */
