@@ -14,6 +14,7 @@ import dev.egressproxies.api.PrunedImage;
 import dev.egressproxies.api.PulledImage;
 import dev.egressproxies.api.ZoneChoice;
 import dev.egressproxies.fake.state.InstanceStore;
+import dev.egressproxies.fake.state.OperationLog;
 import dev.egressproxies.fake.state.StoreCall;
 import dev.egressproxies.fake.state.StoredInstance;
 import java.time.Clock;
@@ -37,7 +38,9 @@ import java.util.stream.Collectors;
  * tests can {@linkplain #addUnmanaged add instances this platform did not create},
  * {@linkplain #stop stop} instances and {@linkplain #faults inject faults}. Safe for concurrent
  * use; a file-backed provider is also safe to share its file with other processes and other
- * entries, each of which acts only on the instances created through it ({@link EntryScope}).
+ * entries, each of which acts only on the instances created through it ({@link EntryScope}). An
+ * entry configured with {@code operationLog} records each create and delete in its state file, as
+ * {@link FakeConfig} describes.
  */
 public final class FakeProvider implements Provider {
     /** How long the test hooks wait for the state file's lock. */
@@ -48,16 +51,19 @@ public final class FakeProvider implements Provider {
     private final PlacementResolver placements;
     private final Lifecycle lifecycle;
     private final InstanceStore store;
+    private final OperationLog log;
     private final FaultInjector faults;
     private final EntryScope scope;
     private final FakeBaseImages bases = new FakeBaseImages();
 
-    FakeProvider(String entry, FakeConfig config, Clock clock, InstanceStore store, FaultInjector faults) {
+    FakeProvider(String entry, FakeConfig config, Clock clock, InstanceStore store, OperationLog log,
+                 FaultInjector faults) {
         this.entry = entry;
         this.clock = clock;
         this.placements = new PlacementResolver(entry, config);
         this.lifecycle = new Lifecycle(clock, config.bootDelay());
         this.store = store;
+        this.log = log;
         this.faults = faults;
         this.scope = new EntryScope(entry, store.location());
     }
@@ -79,13 +85,20 @@ public final class FakeProvider implements Provider {
         String zone = zoneOf(request);
         String known = zone.isEmpty() ? request.name() : ProviderIds.format(zone, request.name());
         deadline.check(Operation.CREATE, entry, known);
-        faults.next(Operation.CREATE).perform(Operation.CREATE, entry, known, deadline);
+        StoreCall call = new StoreCall(Operation.CREATE, known, deadline);
+        return log.record(call, () -> performCreate(request, zone, call));
+    }
+
+    /** Injects the faults of a create whose request was found valid, then creates or starts the instance. */
+    private String performCreate(CreateRequest request, String zone, StoreCall call) {
+        String known = call.instanceId();
+        faults.next(Operation.CREATE).perform(Operation.CREATE, entry, known, call.deadline());
         List<String> unreadable = faults.unreadableZones();
         if (!unreadable.isEmpty()) {
             throw zoneUnreadable(unreadable.get(0), Operation.CREATE, known, "so no instance called '"
                     + request.name() + "' can be proven absent from it; nothing was created");
         }
-        return store.update(new StoreCall(Operation.CREATE, known, deadline), instances -> {
+        return store.update(call, instances -> {
             String id = ProviderIds.format(zone.isEmpty() ? placed(request.name(), instances) : zone, request.name());
             StoredInstance existing = instances.get(id);
             if (existing == null) {
@@ -197,9 +210,19 @@ public final class FakeProvider implements Provider {
     public void delete(String id, Deadline deadline) {
         deadline.check(Operation.DELETE, entry, id);
         ProviderIds.requireWellFormed(id, Operation.DELETE, entry);
-        faults.next(Operation.DELETE).perform(Operation.DELETE, entry, id, deadline);
+        StoreCall call = new StoreCall(Operation.DELETE, id, deadline);
+        log.record(call, () -> performDelete(call));
+    }
+
+    /**
+     * Injects the faults of a delete of a well-formed ID, then deletes the instance if it exists;
+     * returns it, {@code null} when there was none.
+     */
+    private StoredInstance performDelete(StoreCall call) {
+        String id = call.instanceId();
+        faults.next(Operation.DELETE).perform(Operation.DELETE, entry, id, call.deadline());
         requireReadable(id, Operation.DELETE);
-        store.update(new StoreCall(Operation.DELETE, id, deadline), instances -> {
+        return store.update(call, instances -> {
             StoredInstance existing = instances.get(id);
             if (existing == null) {
                 requireConfiguredZone(id, Operation.DELETE);

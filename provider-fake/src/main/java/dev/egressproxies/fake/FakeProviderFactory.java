@@ -9,7 +9,7 @@ import dev.egressproxies.api.spi.ProviderContext;
 import dev.egressproxies.api.spi.ProviderFactory;
 import dev.egressproxies.fake.state.FileInstanceStore;
 import dev.egressproxies.fake.state.InMemoryInstanceStore;
-import dev.egressproxies.fake.state.InstanceStore;
+import dev.egressproxies.fake.state.OperationLog;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,7 +60,13 @@ public final class FakeProviderFactory implements ProviderFactory<FakeConfig> {
         FakeConfig settings = settingsOf(config);
         FaultInjector faults = new FaultInjector();
         settings.faultsByOperation().forEach(faults::configure);
-        return new FakeProvider(entryName, settings, context.clock(), store(entryName, settings, context), faults);
+        if (settings.stateFile() == null) {
+            return new FakeProvider(entryName, settings, context.clock(), new InMemoryInstanceStore(entryName),
+                    OperationLog.NONE, faults);
+        }
+        FileInstanceStore store = FileInstanceStore.open(entryName, stateFileOf(settings, context));
+        OperationLog log = settings.operationLog() ? store.operationLog(context.clock()) : OperationLog.NONE;
+        return new FakeProvider(entryName, settings, context.clock(), store, log, faults);
     }
 
     /**
@@ -107,13 +113,10 @@ public final class FakeProviderFactory implements ProviderFactory<FakeConfig> {
         return config == null ? FakeConfig.defaults() : config;
     }
 
-    private static InstanceStore store(String entryName, FakeConfig config, ProviderContext context) {
-        if (config.stateFile() == null) {
-            return new InMemoryInstanceStore(entryName);
-        }
-        Path stateFile = config.stateFile().isAbsolute()
+    /** The entry's state file, a relative one resolved in the platform's state directory. */
+    private static Path stateFileOf(FakeConfig config, ProviderContext context) {
+        return config.stateFile().isAbsolute()
                 ? config.stateFile()
                 : context.stateDirectory().resolve(config.stateFile());
-        return FileInstanceStore.open(entryName, stateFile);
     }
 }

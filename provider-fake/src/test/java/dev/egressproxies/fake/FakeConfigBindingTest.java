@@ -22,7 +22,7 @@ class FakeConfigBindingTest {
     void everyFieldBinds() throws Exception {
         FakeConfig config = mapper.readValue("""
                 {"zones": ["zone-a", "zone-b"], "machineTypes": ["small", "large"], "images": ["debian-12"],
-                 "bootDelay": "PT2S", "stateFile": "/var/lib/egress/fake.json",
+                 "bootDelay": "PT2S", "stateFile": "/var/lib/egress/fake.json", "operationLog": true,
                  "faults": {"create": {"kind": "TRANSIENT", "failAfter": 2}, "get": {"latency": "PT0.2S"},
                             "delete": {"hang": true}}}
                 """, FakeConfig.class);
@@ -30,6 +30,7 @@ class FakeConfigBindingTest {
         assertThat(config.zones()).containsExactly("zone-a", "zone-b");
         assertThat(config.bootDelay()).isEqualTo(Duration.ofSeconds(2));
         assertThat(config.stateFile()).isEqualTo(Path.of("/var/lib/egress/fake.json"));
+        assertThat(config.operationLog()).isTrue();
         assertThat(config.faults().get("create")).isEqualTo(new FaultConfig(ErrorKind.TRANSIENT, null, false, 2));
         assertThat(config.faults().get("get").latency()).isEqualTo(Duration.ofMillis(200));
         assertThat(config.faults().get("delete").hang()).isTrue();

@@ -21,13 +21,14 @@ class FakeConfigTest {
     class Defaults {
         @Test
         void absentFieldsGetTheDocumentedDefaults() {
-            FakeConfig config = new FakeConfig(null, null, null, null, null, null);
+            FakeConfig config = new FakeConfig(null, null, null, null, null, null, null);
 
             assertThat(config.zones()).containsExactly("zone-a");
             assertThat(config.machineTypes()).containsExactly("small");
             assertThat(config.images()).containsExactly("debian-12");
             assertThat(config.bootDelay()).isZero();
             assertThat(config.stateFile()).isNull();
+            assertThat(config.operationLog()).isFalse();
             assertThat(config.faults()).isEmpty();
             assertThat(config).isEqualTo(FakeConfig.defaults());
         }
@@ -38,11 +39,13 @@ class FakeConfigTest {
                     .withZones("zone-a", "zone-b")
                     .withBootDelay(Duration.ofSeconds(2))
                     .withStateFile(Path.of("fake/state.json"))
+                    .withOperationLog(true)
                     .withFault(Operation.GET, FaultConfig.slow(Duration.ofMillis(5)));
 
             assertThat(config.zones()).containsExactly("zone-a", "zone-b");
             assertThat(config.bootDelay()).hasSeconds(2);
             assertThat(config.stateFile()).isEqualTo(Path.of("fake/state.json"));
+            assertThat(config.operationLog()).isTrue();
             assertThat(config.faults()).containsOnlyKeys("get");
             assertThat(config.faultsByOperation()).containsOnlyKeys(Operation.GET);
             assertThat(config.images()).containsExactly("debian-12");
@@ -51,7 +54,7 @@ class FakeConfigTest {
         @Test
         void listsAreCopiedSoLaterChangesToTheInputDoNotLeakIn() {
             List<String> zones = new ArrayList<>(List.of("zone-a"));
-            FakeConfig config = new FakeConfig(zones, null, null, null, null, null);
+            FakeConfig config = new FakeConfig(zones, null, null, null, null, null, null);
             zones.add("zone-b");
 
             assertThat(config.zones()).containsExactly("zone-a");
@@ -62,7 +65,7 @@ class FakeConfigTest {
     class InvalidValues {
         @Test
         void emptyZonesNamesTheFieldAndTheDefault() {
-            assertThatThrownBy(() -> new FakeConfig(List.of(), null, null, null, null, null))
+            assertThatThrownBy(() -> new FakeConfig(List.of(), null, null, null, null, null, null))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("zones is empty")
                     .hasMessageContaining("[zone-a]");
@@ -70,35 +73,35 @@ class FakeConfigTest {
 
         @Test
         void blankZoneNamesItsIndex() {
-            assertThatThrownBy(() -> new FakeConfig(List.of("zone-a", " "), null, null, null, null, null))
+            assertThatThrownBy(() -> new FakeConfig(List.of("zone-a", " "), null, null, null, null, null, null))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("zones[1] is empty");
         }
 
         @Test
         void nullZoneNamesItsIndex() {
-            assertThatThrownBy(() -> new FakeConfig(Arrays.asList("zone-a", null), null, null, null, null, null))
+            assertThatThrownBy(() -> new FakeConfig(Arrays.asList("zone-a", null), null, null, null, null, null, null))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("zones[1] is empty");
         }
 
         @Test
         void zoneThatCannotBePartOfAnIdIsRejected() {
-            assertThatThrownBy(() -> new FakeConfig(List.of("rack/1"), null, null, null, null, null))
+            assertThatThrownBy(() -> new FakeConfig(List.of("rack/1"), null, null, null, null, null, null))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("zones[0] 'rack/1' is not a valid zone name");
         }
 
         @Test
         void duplicateMachineTypeIsRejected() {
-            assertThatThrownBy(() -> new FakeConfig(null, List.of("small", "small"), null, null, null, null))
+            assertThatThrownBy(() -> new FakeConfig(null, List.of("small", "small"), null, null, null, null, null))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("machineTypes[1] 'small' is listed twice");
         }
 
         @Test
         void emptyImageNamesItsIndex() {
-            assertThatThrownBy(() -> new FakeConfig(null, null, List.of(""), null, null, null))
+            assertThatThrownBy(() -> new FakeConfig(null, null, List.of(""), null, null, null, null))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("images[0] is empty");
         }
@@ -119,10 +122,18 @@ class FakeConfigTest {
         }
 
         @Test
+        void operationLogWithoutStateFileSaysToSetStateFile() {
+            assertThatThrownBy(() -> FakeConfig.defaults().withOperationLog(true))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("operationLog is true but stateFile is not set")
+                    .hasMessageContaining("set stateFile");
+        }
+
+        @Test
         void unknownFaultOperationListsTheValidOnes() {
             Map<String, FaultConfig> faults = Map.of("craete", FaultConfig.failing(ErrorKind.TRANSIENT));
 
-            assertThatThrownBy(() -> new FakeConfig(null, null, null, null, null, faults))
+            assertThatThrownBy(() -> new FakeConfig(null, null, null, null, null, null, faults))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("unknown operation 'craete'")
                     .hasMessageContaining("create, get, delete, listManaged");
@@ -133,7 +144,7 @@ class FakeConfigTest {
             Map<String, FaultConfig> faults = new HashMap<>();
             faults.put("get", null);
 
-            assertThatThrownBy(() -> new FakeConfig(null, null, null, null, null, faults))
+            assertThatThrownBy(() -> new FakeConfig(null, null, null, null, null, null, faults))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("faults.get has no settings");
         }

@@ -193,12 +193,12 @@ class FileBackedProviderTest {
     void fileOfAnotherVersionIsRefusedNamingTheVersion() throws IOException {
         Path stateFile = directory.resolve("state.json");
         FakeProvider provider = provider(stateFile);
-        Files.writeString(stateFile, "{\"version\": 4, \"instances\": [], \"shards\": {}}");
+        Files.writeString(stateFile, "{\"version\": 5, \"instances\": [], \"shards\": {}}");
 
         ProviderException error = providerError(() -> provider.get("zone-a/proxy-1", deadline()),
                 ErrorKind.PERMANENT, Operation.GET, "zone-a/proxy-1");
 
-        assertThat(error.detail()).contains("version 4", "reads versions 1 to 3 only");
+        assertThat(error.detail()).contains("version 5", "reads versions 1 to 4 only");
     }
 
     @Test

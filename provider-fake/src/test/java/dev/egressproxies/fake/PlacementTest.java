@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 
 class PlacementTest {
     private final FakeProvider provider = TestProviders.build(
-            new FakeConfig(List.of("zone-a", "zone-b"), List.of("small", "large"), List.of("debian-12"), null, null, null),
+            new FakeConfig(List.of("zone-a", "zone-b"), List.of("small", "large"), List.of("debian-12"), null, null,
+                    null, null),
             new ManualClock(START), Path.of("unused"));
 
     @AfterEach

@@ -36,7 +36,7 @@ class ZonesAndPlacementTest {
 
     private FakeProvider twoZones(String entry, Path stateFile) {
         FakeConfig config = new FakeConfig(List.of("zone-a", "zone-b"), List.of("small", "large"),
-                List.of("debian-12"), null, stateFile, null);
+                List.of("debian-12"), null, stateFile, null, null);
         return TestProviders.build(entry, config, clock, directory);
     }
 

@@ -16,13 +16,18 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * atomically: a reader sees the old state or the new one, never a part, and a process killed
  * midway leaves the old state intact; the next write removes the temporary file it left. A state
  * file that cannot be read is an error of the call naming the file; it is never silently replaced,
- * which would forget every instance in it.
+ * which would forget every instance in it. The file also holds the operation log of the entries
+ * that keep one ({@link #operationLog}): a change of the instances leaves the log as it was, and a
+ * change of the log the instances.
  *
  * <p>Nothing is touched before it is needed: building the store does no I/O, reads create nothing
  * (a missing file or directory holds no instances), and the first write creates the directory.
@@ -49,7 +56,8 @@ public final class FileInstanceStore implements InstanceStore {
     private static final Logger LOG = LoggerFactory.getLogger(FileInstanceStore.class);
     /**
      * The largest state file read: room for every address of the {@code AddressPool} at a few
-     * hundred bytes per instance; a larger file is not one this provider wrote.
+     * hundred bytes per instance, and for a full operation log; a larger file is not one this
+     * provider wrote.
      */
     private static final int MAX_STATE_BYTES = 64 * 1024 * 1024;
     /** The most of a lock file read for its holder; a holder line is far shorter. */
@@ -84,12 +92,54 @@ public final class FileInstanceStore implements InstanceStore {
 
     @Override
     public Map<String, StoredInstance> read(StoreCall call) {
+        return readDocument(call).instances();
+    }
+
+    @Override
+    public <T> T update(StoreCall call, Change<T> change) {
+        return underLock(call, (current, save) -> {
+            Map<String, StoredInstance> changed = new TreeMap<>(current.instances());
+            T result = change.apply(changed);
+            if (!changed.equals(current.instances())) {
+                save.accept(new StateDocument(changed, current.operations()));
+            }
+            return result;
+        });
+    }
+
+    /**
+     * Applies {@code change} to the operation log, oldest record first, as one atomic step under
+     * the same lock as {@link #update}; the instances stay as they are.
+     *
+     * @return what {@code change} returned
+     */
+    <T> T updateOperations(StoreCall call, Function<List<OperationRecord>, T> change) {
+        return underLock(call, (current, save) -> {
+            List<OperationRecord> changed = new ArrayList<>(current.operations());
+            T result = change.apply(changed);
+            if (!changed.equals(current.operations())) {
+                save.accept(new StateDocument(current.instances(), changed));
+            }
+            return result;
+        });
+    }
+
+    /**
+     * A log of the operations of this store's entry, kept in this file next to the instances and
+     * written under the same lock, its times read from {@code clock}. Building it does no I/O.
+     */
+    public OperationLog operationLog(Clock clock) {
+        return new FileOperationLog(this, entry, clock);
+    }
+
+    /** The whole content of the file; empty when there is no file. */
+    private StateDocument readDocument(StoreCall call) {
         call.deadline().check(call.operation(), entry, call.instanceId());
         byte[] json;
         try (InputStream input = Files.newInputStream(stateFile)) {
             json = input.readNBytes(MAX_STATE_BYTES + 1);
         } catch (NoSuchFileException absent) {
-            return Map.of();
+            return StateDocument.EMPTY;
         } catch (ClosedByInterruptException interrupted) {
             throw interrupted(call, interrupted);
         } catch (IOException failure) {
@@ -111,8 +161,11 @@ public final class FileInstanceStore implements InstanceStore {
         }
     }
 
-    @Override
-    public <T> T update(StoreCall call, Change<T> change) {
+    /**
+     * Runs {@code change} on the current document while holding the lock for its whole
+     * read-modify-write, so no other change, from this process or another, comes in between.
+     */
+    private <T> T underLock(StoreCall call, LockedChange<T> change) {
         call.deadline().check(call.operation(), entry, call.instanceId());
         Path directory = createDirectory(call);
         Path lockFile = directory.resolve(stateFile.getFileName() + ".lock");
@@ -123,13 +176,7 @@ public final class FileInstanceStore implements InstanceStore {
             // Released by closing the channel, which also happens when an interrupt closes it.
             DeadlineLocks.lock(channel, entry, call, new BusyStateLock(call, lockFile, channel));
             recordHolder(channel);
-            Map<String, StoredInstance> current = read(call);
-            Map<String, StoredInstance> changed = new TreeMap<>(current);
-            T result = change.apply(changed);
-            if (!changed.equals(current)) {
-                write(changed, call, directory);
-            }
-            return result;
+            return change.apply(readDocument(call), changed -> write(changed, call, directory));
         } catch (ClosedByInterruptException interrupted) {
             throw interrupted(call, interrupted);
         } catch (AccessDeniedException denied) {
@@ -178,8 +225,8 @@ public final class FileInstanceStore implements InstanceStore {
         }
     }
 
-    private void write(Map<String, StoredInstance> instances, StoreCall call, Path directory) {
-        byte[] json = codec.encode(instances);
+    private void write(StateDocument document, StoreCall call, Path directory) {
+        byte[] json = codec.encode(document);
         removeTemporaryFilesOfKilledWriters(directory);
         Path temporary = null;
         try {
@@ -247,6 +294,16 @@ public final class FileInstanceStore implements InstanceStore {
         InterruptedException interrupted = new InterruptedException("interrupted during state file I/O");
         interrupted.initCause(closed);
         return ProviderException.interrupted(call.operation(), entry, call.instanceId(), interrupted);
+    }
+
+    /** A read-modify-write of the whole document, made while the lock is held. */
+    @FunctionalInterface
+    private interface LockedChange<T> {
+        /**
+         * Reads {@code current}, hands {@code save} the document to write when it changed, and
+         * returns the caller's result.
+         */
+        T apply(StateDocument current, Consumer<StateDocument> save);
     }
 
     /** What a call says while it waits for another process's lock on the state file, and when it gives up. */

@@ -1,7 +1,5 @@
 package dev.egressproxies.fake.state;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -23,12 +21,10 @@ import java.util.regex.Pattern;
  */
 record LockHolder(long pid, String host, Instant since) {
     private static final Pattern LINE = Pattern.compile("pid=(\\d+) host=(\\S+) since=(\\S+)\\s*");
-    /** Resolved once: a host name lookup may be slow, and it does not change while the process runs. */
-    private static final String THIS_HOST = hostName();
 
     /** This process, taking the lock now. */
     static LockHolder thisProcess(Instant now) {
-        return new LockHolder(ProcessHandle.current().pid(), THIS_HOST, now);
+        return new LockHolder(ProcessIdentity.CURRENT.pid(), ProcessIdentity.CURRENT.host(), now);
     }
 
     /** The holder recorded in a lock file's content; empty when it records none this class can read. */
@@ -53,17 +49,5 @@ record LockHolder(long pid, String host, Instant since) {
     /** For messages: {@code process 1234 on host build-7 (since 2030-01-01T00:00:00Z)}. */
     String describe() {
         return "process " + pid + " on host " + host + " (since " + since + ")";
-    }
-
-    private static String hostName() {
-        String fromEnvironment = System.getenv().getOrDefault("HOSTNAME", "");
-        if (!fromEnvironment.isBlank() && !fromEnvironment.contains(" ")) {
-            return fromEnvironment;
-        }
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException unknown) {
-            return "unknown-host";
-        }
     }
 }

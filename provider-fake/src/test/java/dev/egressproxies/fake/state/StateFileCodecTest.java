@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -22,12 +23,12 @@ class StateFileCodecTest {
         instances.put("zone-a/by-hand", new StoredInstance("zone-a/by-hand", "by-hand", false, "", "", null, CREATED,
                 false, "198.51.100.2", "", "", ""));
 
-        assertThat(codec.decode(codec.encode(instances))).isEqualTo(instances);
+        assertThat(codec.decode(encode(instances)).instances()).isEqualTo(instances);
     }
 
     @Test
     void emptyStateRoundTrips() throws StateFormatException {
-        assertThat(codec.decode(codec.encode(Map.of()))).isEmpty();
+        assertThat(codec.decode(encode(Map.of()))).isEqualTo(StateDocument.EMPTY);
     }
 
     @Test
@@ -58,7 +59,7 @@ class StateFileCodecTest {
     void otherVersionIsNamed() {
         assertThatThrownBy(() -> decode("{\"version\": 7, \"instances\": []}"))
                 .hasMessageContaining("version 7")
-                .hasMessageContaining("reads versions 1 to 3 only");
+                .hasMessageContaining("reads versions 1 to 4 only");
     }
 
     @Test
@@ -73,7 +74,7 @@ class StateFileCodecTest {
         Map<String, StoredInstance> one = Map.of("zone-a/x", new StoredInstance("zone-a/x", "x", true, "lab", "u",
                 CREATED, CREATED, false, "198.51.100.1", "small", "debian-12", "ab12"));
 
-        assertThat(new String(codec.encode(one), StandardCharsets.UTF_8))
+        assertThat(new String(encode(one), StandardCharsets.UTF_8))
                 .contains("\"version\" : 3", "\"entry\" : \"lab\"", "\"userDataSha256\" : \"ab12\"");
     }
 
@@ -132,14 +133,82 @@ class StateFileCodecTest {
     void instanceListedTwiceIsCorruption() {
         Map<String, StoredInstance> one = Map.of("zone-a/x", new StoredInstance("zone-a/x", "x", true, "lab", "u", CREATED,
                 CREATED, false, "198.51.100.1", "small", "debian-12", ""));
-        String json = new String(codec.encode(one), StandardCharsets.UTF_8);
+        String json = new String(encode(one), StandardCharsets.UTF_8);
         String instance = json.substring(json.indexOf('{', json.indexOf('[')), json.lastIndexOf(']'));
         String twice = json.replace(instance, instance.strip() + ", " + instance.strip());
 
         assertThatThrownBy(() -> decode(twice)).hasMessageContaining("lists instance 'zone-a/x' twice");
     }
 
+    @Test
+    void operationRecordsSurviveARoundTripAsVersionFour() throws StateFormatException {
+        Map<String, StoredInstance> one = Map.of("zone-a/x", new StoredInstance("zone-a/x", "x", true, "lab", "u",
+                CREATED, CREATED, false, "198.51.100.1", "small", "debian-12", "ab12"));
+        StateDocument document = new StateDocument(one, List.of(
+                record(7, CREATED.plusMillis(5)).end(CREATED.plusMillis(9), "TRANSIENT"),
+                new OperationRecord(8, "lab", "delete", "zone-a/x", new ProcessIdentity(99, null, "other"),
+                        CREATED.plusMillis(10), null, null)));
+
+        byte[] json = codec.encode(document);
+
+        assertThat(new String(json, StandardCharsets.UTF_8)).contains("\"version\" : 4", "\"seq\" : 7",
+                "\"processStart\" : null", "\"ended\" : \"2030-01-01T00:00:00.132456789Z\"", "\"outcome\" : null");
+        assertThat(codec.decode(json)).isEqualTo(document);
+    }
+
+    @Test
+    void documentWithoutRecordsStaysVersionThreeForBuildsThatPredateTheLog() {
+        assertThat(new String(encode(Map.of()), StandardCharsets.UTF_8))
+                .contains("\"version\" : 3").doesNotContain("operations");
+    }
+
+    @Test
+    void operationsInAVersionThreeFileAreAnUnknownField() {
+        assertThatThrownBy(() -> decode("{\"version\": 3, \"instances\": [], \"operations\": []}"))
+                .hasMessageContaining("unknown field 'operations'");
+    }
+
+    @Test
+    void versionFourWithoutOperationsIsCorruption() {
+        assertThatThrownBy(() -> decode("{\"version\": 4, \"instances\": []}"))
+                .hasMessageContaining("no 'operations' field");
+    }
+
+    @Test
+    void recordsOutOfOrderAreCorruption() {
+        String json = new String(codec.encode(new StateDocument(Map.of(), List.of(record(7, CREATED),
+                record(8, CREATED)))), StandardCharsets.UTF_8).replace("\"seq\" : 8", "\"seq\" : 6");
+
+        assertThatThrownBy(() -> decode(json)).hasMessageContaining("record 6 after record 7");
+    }
+
+    @Test
+    void recordEndedWithoutOutcomeIsCorruption() {
+        String json = new String(codec.encode(new StateDocument(Map.of(), List.of(record(7, CREATED)
+                .end(CREATED, "ok")))), StandardCharsets.UTF_8).replace("\"ok\"", "null");
+
+        assertThatThrownBy(() -> decode(json)).hasMessageContaining("record 7 has only one of 'ended' and 'outcome'");
+    }
+
+    @Test
+    void recordLackingAFieldNamesIt() {
+        String json = new String(codec.encode(new StateDocument(Map.of(), List.of(record(7, CREATED)))),
+                StandardCharsets.UTF_8).replace("\"host\" : \"build-7\",", "");
+
+        assertThatThrownBy(() -> decode(json)).hasMessageContaining("an operation record lacks the field 'host'");
+    }
+
+    /** An open record of a create by process 4711 on build-7. */
+    private static OperationRecord record(long seq, Instant started) {
+        return new OperationRecord(seq, "lab", "create", "zone-a/x", new ProcessIdentity(4711, CREATED, "build-7"),
+                started, null, null);
+    }
+
+    private byte[] encode(Map<String, StoredInstance> instances) {
+        return codec.encode(new StateDocument(instances, List.of()));
+    }
+
     private Map<String, StoredInstance> decode(String json) throws StateFormatException {
-        return codec.decode(json.getBytes(StandardCharsets.UTF_8));
+        return codec.decode(json.getBytes(StandardCharsets.UTF_8)).instances();
     }
 }
