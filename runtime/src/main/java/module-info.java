@@ -36,6 +36,7 @@ module dev.egressproxies.runtime {
     exports dev.egressproxies.runtime.apply;
     exports dev.egressproxies.runtime.wiring;
     exports dev.egressproxies.runtime.serve;
+    exports dev.egressproxies.runtime.replicas;
 
     // picocli builds the subcommands reflectively; Jackson binds the desired-set records.
     opens dev.egressproxies.runtime.cli to info.picocli;
