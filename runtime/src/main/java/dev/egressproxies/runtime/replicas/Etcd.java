@@ -276,7 +276,12 @@ public final class Etcd {
                 JsonNode answer = send(member, path, body);
                 preferred = index;
                 return answer;
-            } catch (IOException | EtcdException e) {
+            } catch (EtcdException e) {
+                if (e.refused()) {
+                    throw new EtcdException("etcd member " + member + " refused " + path + ": " + e.getMessage(), true);
+                }
+                errors.add(member + ": " + failure(e));
+            } catch (IOException e) {
                 errors.add(member + ": " + failure(e));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -303,7 +308,8 @@ public final class Etcd {
         if (response.statusCode() != 200) {
             String error = answer.path("error").asText(answer.path("message").asText(new String(response.body(),
                     StandardCharsets.UTF_8)));
-            throw new EtcdException("HTTP " + response.statusCode() + ", " + error + hint(error));
+            String hint = hint(error);
+            throw new EtcdException("HTTP " + response.statusCode() + ", " + error + hint, !hint.isEmpty());
         }
         return answer;
     }
@@ -317,7 +323,8 @@ public final class Etcd {
         JsonNode answer = json.readTree(response.body());
         if (response.statusCode() != 200 || answer.path("token").asText().isEmpty()) {
             throw new EtcdException("etcd refused --etcd-user " + options.user() + ": "
-                    + answer.path("error").asText(answer.toString()) + "; check the user and --etcd-password-file");
+                    + answer.path("error").asText(answer.toString()) + "; check the user and --etcd-password-file",
+                    response.statusCode() != 200);
         }
         token = answer.path("token").asText();
     }

@@ -216,6 +216,16 @@ public final class FleetBoard implements FleetPeers, AutoCloseable {
     }
 
     @Override
+    public String leaderOf(String entry) {
+        String leader = leadership.leaders().get(entry);
+        if (leader == null) {
+            return "no replica leads entry '" + entry + "' now";
+        }
+        String api = replicas.getOrDefault(leader, json.nullNode()).path("api").asText("");
+        return "replica " + leader + " leads entry '" + entry + "'" + (api.isEmpty() ? "" : "; its API is at " + api);
+    }
+
+    @Override
     public void close() {
         if (ticking != null) {
             ticking.cancel(false);

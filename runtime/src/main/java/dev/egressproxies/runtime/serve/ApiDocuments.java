@@ -8,6 +8,8 @@ import dev.egressproxies.api.Instance;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 
@@ -31,11 +33,15 @@ final class ApiDocuments {
     ObjectNode proxies(String revision, List<ProxyView> views, FleetPeers peers) {
         ObjectNode document = json.createObjectNode().put("desiredRevision", revision);
         replication(document, peers);
-        ArrayNode proxies = document.putArray("proxies");
+        List<ObjectNode> shown = new ArrayList<>();
         views.stream().filter(view -> peers.showsOwn(view.entry()))
-                .forEach(view -> proxies.add(led(proxy(view), peers, peers.replica())));
+                .forEach(view -> shown.add(led(proxy(view), peers, peers.replica())));
         peers.published().values().forEach(published -> published.path("proxies").forEach(proxy ->
-                proxies.add(led(((ObjectNode) proxy).deepCopy(), peers, published.path("leader").asText()))));
+                shown.add(led(((ObjectNode) proxy).deepCopy(), peers, published.path("leader").asText()))));
+        // Sorted by entry, then name, as the API promises, whichever replica reported them.
+        shown.sort(Comparator.comparing((ObjectNode proxy) -> proxy.path("entry").asText())
+                .thenComparing(proxy -> proxy.path("name").asText()));
+        document.putArray("proxies").addAll(shown);
         return document;
     }
 
@@ -43,12 +49,16 @@ final class ApiDocuments {
     ObjectNode entries(List<EntryView> views, FleetPeers peers) {
         ObjectNode document = json.createObjectNode();
         replication(document, peers);
-        ArrayNode entries = document.putArray("entries");
+        List<ObjectNode> shown = new ArrayList<>();
         views.stream().filter(view -> peers.showsOwn(view.name()))
-                .forEach(view -> entries.add(led(entry(view), peers, peers.replica())));
-        peers.published().values().forEach(published -> entries.add(led(((ObjectNode) published.path("entry"))
+                .forEach(view -> shown.add(led(entry(view), peers, peers.replica())));
+        peers.published().values().forEach(published -> shown.add(led(((ObjectNode) published.path("entry"))
                 .deepCopy().put("publishedAt", published.path("publishedAt").asText()), peers,
                 published.path("leader").asText())));
+        if (!peers.replica().isEmpty()) {
+            shown.sort(Comparator.comparing(entry -> entry.path("name").asText()));
+        }
+        document.putArray("entries").addAll(shown);
         return document;
     }
 

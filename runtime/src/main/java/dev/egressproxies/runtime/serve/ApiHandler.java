@@ -148,6 +148,11 @@ final class ApiHandler extends Handler.Abstract {
             case "/v1/reconcile" -> {
                 if (writeOnly(read, response, callback) && authorised(request, response, callback, true)) {
                     Optional<String> entry = Optional.ofNullable(query(request).getValue("entry"));
+                    if (entry.isPresent() && !peers.showsOwn(entry.get())) {
+                        json(response, callback, HttpStatus.CONFLICT_409, documents.error("this replica does not lead"
+                                + " entry '" + entry.get() + "': " + peers.leaderOf(entry.get())));
+                        return true;
+                    }
                     List<String> queued = reconciler.requestPass(entry);
                     if (entry.isPresent() && queued.isEmpty()) {
                         json(response, callback, HttpStatus.NOT_FOUND_404, documents.error("entry '" + entry.get()
@@ -163,6 +168,10 @@ final class ApiHandler extends Handler.Abstract {
                     if (entry == null || entry.isBlank()) {
                         json(response, callback, HttpStatus.BAD_REQUEST_400, documents.error("name the entry whose held"
                                 + " deletes you confirm: POST /v1/deletions/confirm?entry=ENTRY"));
+                    } else if (!peers.showsOwn(entry)) {
+                        json(response, callback, HttpStatus.CONFLICT_409, documents.error("this replica does not lead"
+                                + " entry '" + entry + "', whose deletes only its leader holds: "
+                                + peers.leaderOf(entry)));
                     } else {
                         reconciler.confirmDeletes(entry).ifPresentOrElse(
                                 confirmed -> json(response, callback, HttpStatus.OK_200,

@@ -41,6 +41,11 @@ public interface FleetPeers {
         public Optional<ObjectNode> replicas() {
             return Optional.empty();
         }
+
+        @Override
+        public String leaderOf(String entry) {
+            return "";
+        }
     };
 
     /** This replica's name; {@code ""} for a single serve. */
@@ -64,4 +69,10 @@ public interface FleetPeers {
 
     /** The {@code /v1/replicas} document, or empty for a single serve. */
     Optional<ObjectNode> replicas();
+
+    /**
+     * Who leads an entry this replica does not, for a message that sends the caller there: the
+     * replica's name and API address, or that none leads it now.
+     */
+    String leaderOf(String entry);
 }
