@@ -162,7 +162,8 @@ EOF
 set -euo pipefail
 pool=$1; shift
 for uri in "$@"; do
-  coproc VIRSH { exec virsh -q -c "$uri" 2>/dev/null; }
+  # virsh buffers its output when it is not a terminal: line-buffered, each list reaches us as it ends.
+  coproc VIRSH { exec stdbuf -oL virsh -q -c "$uri" 2>/dev/null; }
   printf 'vol-list %s\necho "__END_OF""_LIST__"\n\n' "$pool" >&"${VIRSH[1]}"
   volumes=()
   while IFS= read -r line <&"${VIRSH[0]}"; do
