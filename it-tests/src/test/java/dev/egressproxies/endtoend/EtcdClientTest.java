@@ -106,18 +106,18 @@ class EtcdClientTest {
     void tlsWithAClientCertificateAndAUserWorksAndAWrongPasswordSaysWhatToCheck() throws Exception {
         EtcdCluster.Tls tls = cluster.tls();
         String tlsPrefix = "/egressctl/tls-" + random() + "/";
-        Etcd etcd = new Etcd(new EtcdOptions(List.of(URI.create(tls.endpoint())), tls.ca(), tls.certificate(),
+        Etcd etcd = new Etcd(new EtcdOptions(List.of(URI.create(tls.endpoint())), tls.ca(), tls.cert(),
                 tls.key(), tls.user(), tls.passwordFile(), tlsPrefix));
         etcd.put(tlsPrefix + "k", "v", 0);
         assertThat(etcd.get(tlsPrefix + "k").first()).isPresent();
 
         Path wrong = Files.writeString(temp.resolve("wrong"), "not-the-password\n");
-        Etcd refused = new Etcd(new EtcdOptions(List.of(URI.create(tls.endpoint())), tls.ca(), tls.certificate(),
+        Etcd refused = new Etcd(new EtcdOptions(List.of(URI.create(tls.endpoint())), tls.ca(), tls.cert(),
                 tls.key(), tls.user(), wrong, tlsPrefix));
         assertThatThrownBy(() -> refused.get(tlsPrefix + "k")).isInstanceOf(EtcdException.class)
                 .hasMessageContaining("--etcd-user " + tls.user()).hasMessageContaining("--etcd-password-file");
 
-        Etcd anonymous = new Etcd(new EtcdOptions(List.of(URI.create(tls.endpoint())), tls.ca(), tls.certificate(),
+        Etcd anonymous = new Etcd(new EtcdOptions(List.of(URI.create(tls.endpoint())), tls.ca(), tls.cert(),
                 tls.key(), null, null, tlsPrefix));
         assertThatThrownBy(() -> anonymous.get(tlsPrefix + "k")).isInstanceOf(EtcdException.class)
                 .hasMessageContaining("--etcd-user");

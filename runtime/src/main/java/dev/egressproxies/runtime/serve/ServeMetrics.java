@@ -2,14 +2,17 @@ package dev.egressproxies.runtime.serve;
 
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The service's Prometheus metrics, served at {@code /metrics} in the text format. Labels are of
@@ -77,6 +80,21 @@ final class ServeMetrics {
 
     void desiredLoad(boolean accepted) {
         desiredLoads.labelValues(accepted ? "accepted" : "rejected").inc();
+    }
+
+    /**
+     * The metrics of a replica: {@code egress_entry_leading} (1 for each entry of the desired set
+     * this replica leads and may act on, else 0) and {@code egress_replica_stale} (1 while etcd does
+     * not answer it), read when scraped.
+     */
+    void replication(Supplier<List<String>> entries, EntryAuthority authority, FleetPeers peers) {
+        GaugeWithCallback.builder().name("egress_entry_leading")
+                .help("1 for each entry of the desired set this replica leads and may act on, else 0")
+                .labelNames("entry").callback(callback -> entries.get().forEach(entry ->
+                        callback.call(authority.mayAct(entry) ? 1 : 0, entry))).register(registry);
+        GaugeWithCallback.builder().name("egress_replica_stale")
+                .help("1 while etcd does not answer this replica: it acts on nothing and shows what it knew")
+                .callback(callback -> callback.call(peers.stale().isPresent() ? 1 : 0)).register(registry);
     }
 
     /** The content type of {@link #write}. */

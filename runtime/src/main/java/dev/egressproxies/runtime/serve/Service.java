@@ -79,6 +79,10 @@ public final class Service {
                     replication.authority(), timer, Executors.newCachedThreadPool(daemons("serve-list")));
             Reconciler reconciler = new Reconciler(context, source, entries::provider, types, settings.confirmDeletes(),
                     replication::want);
+            if (replication.peers() != FleetPeers.NONE) {
+                metrics.replication(() -> reconciler.entries().stream().map(EntryView::name).toList(),
+                        replication.authority(), replication.peers());
+            }
             ApiHandler handler = new ApiHandler(reconciler, metrics, token, !settings.loopback(), this::notReady,
                     replication.peers());
             try (ApiServer server = new ApiServer(settings.listen(), tls, handler)) {
