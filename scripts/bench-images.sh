@@ -174,13 +174,16 @@ for uri in "$@"; do
   while IFS= read -r line <&"${VIRSH[0]}"; do
     case $line in *__END_OF_LIST__*) break ;; "virsh # "*|"") ;; *) domains+=("$line") ;; esac
   done
-  # Read while writing: the XML would fill the pipe and stall virsh, and then the commands.
-  grep -c '<backingStore>\|<source file' <&"${VIRSH[0]}" >/dev/null &
+  # Read while writing: the XML would fill the pipe and stall virsh, and then the commands. Through
+  # a copy of the descriptor: bash does not pass a coprocess's own descriptors to a subshell.
+  exec {xml}<&"${VIRSH[0]}"
+  grep -c '<backingStore>\|<source file' <&"$xml" >/dev/null &
   reader=$!
   { for v in "${volumes[@]}"; do printf 'vol-dumpxml --pool %s %s\n' "$pool" "$v"; done
     for d in "${domains[@]}"; do printf 'dumpxml %s\n' "$d"; done
     printf 'quit\n'; } >&"${VIRSH[1]}"
   wait "$reader" || true
+  exec {xml}<&-
   wait "$VIRSH_PID" 2>/dev/null || true
 done
 EOF
