@@ -3,7 +3,6 @@ package dev.egressproxies.endtoend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.egressproxies.runtime.config.ConfigException;
 import dev.egressproxies.runtime.replicas.Etcd;
 import dev.egressproxies.runtime.replicas.EtcdException;
 import dev.egressproxies.runtime.replicas.EtcdOptions;
@@ -121,20 +120,6 @@ class EtcdClientTest {
                 tls.key(), null, null, tlsPrefix));
         assertThatThrownBy(() -> anonymous.get(tlsPrefix + "k")).isInstanceOf(EtcdException.class)
                 .hasMessageContaining("--etcd-user");
-    }
-
-    @Test
-    void badOptionsAreRefusedBeforeAnythingIsContacted() {
-        assertThatThrownBy(() -> EtcdOptions.parseEndpoints("127.0.0.1:2379")).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("http(s) URL with host and port");
-        assertThatThrownBy(() -> new EtcdOptions(List.of(URI.create("http://a:1"), URI.create("https://b:2")), null,
-                null, null, null, null, null)).hasMessageContaining("mixes http and https");
-        assertThatThrownBy(() -> new EtcdOptions(List.of(URI.create("https://a:1")), null, Path.of("c.pem"), null,
-                null, null, null)).hasMessageContaining("--etcd-cert and --etcd-key go together");
-        assertThatThrownBy(() -> new EtcdOptions(List.of(URI.create("https://a:1")), null, null, null, "u", null,
-                null)).hasMessageContaining("--etcd-password-file");
-        assertThatThrownBy(() -> new EtcdOptions(List.of(URI.create("https://a:1")), null, null, null, null, null,
-                "egressctl")).hasMessageContaining("must start and end with '/'");
     }
 
     private static String random() {

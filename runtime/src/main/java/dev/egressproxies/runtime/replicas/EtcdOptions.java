@@ -71,14 +71,13 @@ public record EtcdOptions(List<URI> endpoints, Path ca, Path certificate, Path k
             if (text.isEmpty()) {
                 continue;
             }
-            URI url;
+            URI url = null;
             try {
                 url = URI.create(text);
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException("--etcd '" + text + "' is not a URL: give a member's client URL, like"
-                        + " https://10.0.0.1:2379");
+            } catch (IllegalArgumentException notAUri) {
+                // reported below, as any other text that is not such a URL
             }
-            String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+            String scheme = url == null || url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
             if (!scheme.equals("http") && !scheme.equals("https") || url.getHost() == null || url.getPort() < 0) {
                 throw new ConfigException("--etcd '" + text + "' is not an http(s) URL with host and port: give a"
                         + " member's client URL, like https://10.0.0.1:2379");
