@@ -914,10 +914,9 @@ $(etcd_log_tail "$member")"
   done
 }
 
-# etcd_stop_members SIGNAL M...: sends SIGNAL to those of members M... that run, all at once, then
-# waits until each is gone: after SIGTERM up to 15 s (a leader first hands its leadership over),
-# then SIGKILL.
-etcd_stop_members() {
+# etcd_signal_members SIGNAL M...: sends SIGNAL to those of members M... that run, all at once,
+# then waits until each is gone: after SIGTERM up to 15 s, then SIGKILL.
+etcd_signal_members() {
   local signal=$1 member pid stopping=()
   shift
   for member in "$@"; do
@@ -937,6 +936,39 @@ etcd_stop_members() {
     fi
     rm -f "$(etcd_pid_file "$member")"
   done
+}
+
+# etcd_cluster_leader M...: which of the running cluster members M... leads, when one says so.
+# etcdctl's status line: endpoint, ID, version, DB size, is leader, ...; the member's number is
+# the client port's last digit.
+etcd_cluster_leader() {
+  local member urls=()
+  for member in "$@"; do
+    case $member in 1 | 2 | 3) if etcd_alive "$member"; then urls+=("$(etcd_client_url "$member")"); fi ;; esac
+  done
+  [ ${#urls[@]} -gt 1 ] || return 0
+  etcdctl_v3 --command-timeout=1s --endpoints="$(IFS=,; echo "${urls[*]}")" endpoint status 2>/dev/null \
+    | awk -F', ' '$5 == "true" && !found { found = 1; print substr($1, length($1)) }' || true
+}
+
+# etcd_stop_members SIGNAL M...: stops members M... with SIGNAL (TERM or KILL) and waits until
+# they are gone. On SIGTERM a leader first hands its leadership to a follower; if that follower is
+# shutting down too, the leader waits about 7 s for the handover to time out. So the followers
+# go first, and the leader, with no one left to hand over to, after them.
+etcd_stop_members() {
+  local signal=$1 leader member followers=()
+  shift
+  leader=
+  if [ "$signal" = TERM ]; then leader=$(etcd_cluster_leader "$@"); fi
+  if [ -z "$leader" ]; then
+    etcd_signal_members "$signal" "$@"
+    return
+  fi
+  for member in "$@"; do
+    [ "$member" = "$leader" ] || followers+=("$member")
+  done
+  etcd_signal_members "$signal" "${followers[@]}"
+  etcd_signal_members "$signal" "$leader"
 }
 
 # The cluster: starts the members that do not run and waits until all three are healthy.
