@@ -50,6 +50,12 @@ packages=(
   wrk
   # a self-signed certificate for serve's TLS test
   openssl
+
+  # the etcd members test-stack.sh starts (a 3-member cluster, a TLS+auth member) for replicated
+  # serve, and etcdctl, through which the script and the tests talk to them. The package's own
+  # etcd service (init.d, 127.0.0.1:2379) is not started here (policy-rc.d below) and nothing
+  # of ours uses it: the stack's members listen on 23791-23794.
+  etcd-server etcd-client
 )
 
 # One dpkg-query for all packages; a package dpkg has never heard of prints

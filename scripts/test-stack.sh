@@ -19,15 +19,25 @@
 #   sshd #4 on 127.0.0.1:PORT4 in front of the first libvirtd; its commands run
 #                              with a PATH of links to everything but curl and wget
 #   dir pool "egress-test"     on libvirtd #2, in $STATE/host2/pool
+# and etcd, for the replicated serve (docs/test-stack.md, "etcd"):
+#   etcd cluster, 3 members    egress-etcd-1..3, clients on http://127.0.0.1:23791..23793,
+#                              peers on 23801..23803, each with its data, log and pid file
+#                              in $STATE/etcd/egress-etcd-N
+#   etcd TLS member            egress-etcd-tls, alone, on https://127.0.0.1:23794 (peer 23804):
+#                              client certificates required and authentication on (user
+#                              egress, readwrite on /egressctl/); CA, certificates, keys and
+#                              passwords in $STATE/etcd/tls
 #
 # Usage: scripts/test-stack.sh up|down|env|status|kill-sshd [second|jump]
+#                              |etcd-stop|etcd-kill|etcd-start 1|2|3|all
 #   up      start or repair everything; safe to run again at any time
 #   down    stop both sshds and the HTTP server; remove egress-it-* domains,
-#           the pools with their volumes, and the bridge; stop libvirtd #2.
+#           the pools with their volumes, and the bridge; stop libvirtd #2; stop
+#           every etcd member and remove its data.
 #           The machine's libvirtd and virtlogd are left running (they are
 #           machine-wide; the next up is faster).
-#           Keys and images stay in the state folder, so host keys and image
-#           digests are stable across down/up.
+#           Keys, etcd's certificates and passwords, and images stay in the state
+#           folder, so host keys, the env file and image digests are stable across down/up.
 #   env     print the KEY=VALUE lines the Java tests read (also in $STATE/env)
 #   status  print what runs
 #   kill-sshd  SIGKILL the sshd listener AND its per-connection processes
@@ -35,6 +45,12 @@
 #           working); for fault tests. "up" starts it again on the same port.
 #           "kill-sshd second" does so to the second host's sshd, "kill-sshd jump"
 #           to the jump host's.
+#   etcd-stop N|all   SIGTERM cluster member N (1, 2, 3) or all three; waits until gone
+#   etcd-kill N|all   SIGKILL them; waits until gone
+#   etcd-start N|all  start them again on their data. "all" waits until the cluster is
+#           healthy; N waits until the member is healthy when a quorum (2) runs with it,
+#           else only until it listens (a lone member serves nothing before a quorum).
+#           "up" also starts every stopped member, the TLS member included.
 #
 # Environment (all optional):
 #   EGRESS_TEST_STACK_DIR   state folder            (default /tmp/egress-test-stack)
@@ -49,6 +65,14 @@
 #   EGRESS_TEST_HTTP_PORT   preferred HTTP port     (default 18080; next free one if taken)
 #   EGRESS_TEST_DOMAIN_TYPE force kvm or qemu       (default: kvm when usable)
 set -euo pipefail
+
+# etcd and etcdctl take every flag from an ETCD_* / ETCDCTL_* variable too, and refuse one set both
+# ways: a caller's settings (an ETCDCTL_ENDPOINTS, an ETCDCTL_API=2) must not reach the stack's
+# members or this script's etcdctl calls. Done before the constants below are defined.
+for variable in $(compgen -e); do
+  case $variable in ETCD_* | ETCDCTL_*) unset "$variable" ;; esac
+done
+unset variable
 
 readonly STATE_DIR=${EGRESS_TEST_STACK_DIR:-/tmp/egress-test-stack}
 readonly POOL=${EGRESS_TEST_POOL:-egress-test}
@@ -101,6 +125,15 @@ readonly HTTP_PID_FILE=$STATE_DIR/http.pid
 readonly HTTP_PORT_FILE=$STATE_DIR/http.port
 readonly IMAGE_BASENAME=egress-test
 readonly IMAGE_VIRTUAL_SIZE=64M
+# etcd: members 1, 2, 3 form the cluster; member "tls" stands alone. Member M keeps its data, log
+# and pid file in $ETCD_DIR/egress-etcd-M; the TLS member's CA, certificates, keys and passwords
+# live in $ETCD_TLS_DIR, which down keeps.
+readonly ETCD_DIR=$STATE_DIR/etcd
+readonly ETCD_TLS_DIR=$ETCD_DIR/tls
+readonly ETCD_ENDPOINTS=http://127.0.0.1:23791,http://127.0.0.1:23792,http://127.0.0.1:23793
+readonly ETCD_INITIAL_CLUSTER=egress-etcd-1=http://127.0.0.1:23801,egress-etcd-2=http://127.0.0.1:23802,egress-etcd-3=http://127.0.0.1:23803
+readonly ETCD_TLS_PREFIX=/egressctl/
+readonly ETCD_TLS_USER=egress
 
 log() { printf '[test-stack] %s\n' "$*" >&2; }
 die() { printf '[test-stack] error: %s\n' "$*" >&2; exit 1; }
@@ -733,10 +766,348 @@ ensure_http() {
   echo "$port"
 }
 
+# --- etcd --------------------------------------------------------------------
+
+# Missing etcd commands, space-separated; empty when all are there. Not part of require_commands:
+# without etcd the rest of the stack still comes up (the KVM tests need no etcd), and up says loudly
+# what is missing.
+etcd_missing_commands() {
+  local missing=() command
+  for command in etcd etcdctl openssl; do
+    command -v "$command" >/dev/null 2>&1 || missing+=("$command")
+  done
+  echo "${missing[*]}"
+}
+
+require_etcd_commands() {
+  local missing
+  missing=$(etcd_missing_commands)
+  [ -z "$missing" ] || die "missing commands: $missing (Debian packages etcd-server, etcd-client); run scripts/install-test-dependencies.sh first"
+}
+
+etcd_name() { echo "egress-etcd-$1"; }
+etcd_member_dir() { echo "$ETCD_DIR/egress-etcd-$1"; }
+etcd_pid_file() { echo "$ETCD_DIR/egress-etcd-$1/etcd.pid"; }
+etcd_log() { echo "$ETCD_DIR/egress-etcd-$1/etcd.log"; }
+
+etcd_client_port() {
+  case $1 in
+    tls) echo 23794 ;;
+    *) echo "$((23790 + $1))" ;;
+  esac
+}
+
+etcd_peer_port() {
+  case $1 in
+    tls) echo 23804 ;;
+    *) echo "$((23800 + $1))" ;;
+  esac
+}
+
+etcd_client_url() {
+  case $1 in
+    tls) echo "https://127.0.0.1:$(etcd_client_port tls)" ;;
+    *) echo "http://127.0.0.1:$(etcd_client_port "$1")" ;;
+  esac
+}
+
+# etcdctl with the v3 API (3.4's default already; explicit, as an ETCDCTL_API=2 would switch to
+# the v2 commands) and short timeouts. Every call names its endpoints: etcdctl's default,
+# 127.0.0.1:2379, is where the Debian package's own etcd would listen, which the stack never uses.
+etcdctl_v3() { ETCDCTL_API=3 etcdctl --dial-timeout=1s --command-timeout=3s "$@"; }
+
+# The TLS member, with the stack's CA and client certificate (and no user: add --user).
+etcdctl_tls() {
+  etcdctl_v3 --endpoints="$(etcd_client_url tls)" --cacert="$ETCD_TLS_DIR/ca.pem" \
+    --cert="$ETCD_TLS_DIR/client.pem" --key="$ETCD_TLS_DIR/client-key.pkcs8.pem" "$@"
+}
+
+# etcd_alive M: member M's pid file names a live etcd. The name is checked too: the state folder
+# may outlive a reboot, and its pid files with it.
+etcd_alive() {
+  local file
+  file=$(etcd_pid_file "$1")
+  pid_alive "$file" && [ "$(cat "/proc/$(tr -dc '0-9' <"$file")/comm" 2>/dev/null)" = etcd ]
+}
+
+etcd_gone() { ! etcd_alive "$1"; }
+
+etcd_running_count() {
+  local member count=0
+  for member in 1 2 3; do
+    if etcd_alive "$member"; then count=$((count + 1)); fi
+  done
+  echo "$count"
+}
+
+# Healthy: the member answers a linearizable read, so it is part of a cluster with a leader. (The
+# TLS member answers "permission denied" to a client without a user; etcdctl counts that healthy.)
+etcd_member_healthy() {
+  case $1 in
+    tls) etcdctl_tls endpoint health ;;
+    *) etcdctl_v3 --endpoints="$(etcd_client_url "$1")" endpoint health ;;
+  esac
+}
+
+etcd_cluster_healthy() { etcdctl_v3 --endpoints="$ETCD_ENDPOINTS" endpoint health; }
+
+etcd_log_tail() { tail -n 5 "$(etcd_log "$1")" 2>/dev/null || true; }
+
+# etcd_start_member M: starts member M, detached, on its data folder (a new one: a new member of a
+# new cluster); nothing when it runs, but a member left stopped (SIGSTOP) is resumed. Returns when
+# the process runs, not when it serves.
+etcd_start_member() {
+  local member=$1 name dir data state port flags=()
+  name=$(etcd_name "$member")
+  if etcd_alive "$member"; then
+    resume_if_stopped "$(etcd_pid_file "$member")" "etcd member $name" >/dev/null
+    return
+  fi
+  for port in "$(etcd_client_port "$member")" "$(etcd_peer_port "$member")"; do
+    ! port_in_use "$port" \
+      || die "port $port, which etcd member $name needs, is taken by another process (ss -ltnp 'sport = :$port' shows which)"
+  done
+  dir=$(etcd_member_dir "$member")
+  data=$dir/data
+  mkdir -p "$dir"
+  chmod 0755 "$dir"
+  # etcd wants its data folder private.
+  mkdir -p "$data"
+  chmod 0700 "$data"
+  if [ -d "$data/member" ]; then state=existing; else state=new; fi
+  if [ "$member" = tls ]; then
+    flags=(--initial-cluster "$name=http://127.0.0.1:$(etcd_peer_port tls)"
+      --initial-cluster-token egress-test-etcd-tls
+      --cert-file "$ETCD_TLS_DIR/server.pem" --key-file "$ETCD_TLS_DIR/server-key.pem"
+      --client-cert-auth --trusted-ca-file "$ETCD_TLS_DIR/ca.pem")
+  else
+    flags=(--initial-cluster "$ETCD_INITIAL_CLUSTER" --initial-cluster-token egress-test-etcd)
+  fi
+  log "starting etcd member $name on $(etcd_client_url "$member") ($state data in $data)"
+  rm -f "$(etcd_pid_file "$member")"
+  # As the HTTP server: sh writes its own pid, then execs etcd. etcd's default heartbeat (100 ms)
+  # and election timeout (1 s) are kept: a busy two-core machine would see spurious elections with
+  # shorter ones, and a stopped leader is replaced within about a second anyway.
+  # shellcheck disable=SC2016
+  setsid sh -c 'echo $$ >"$1"; shift; exec "$@"' _ "$(etcd_pid_file "$member")" \
+    etcd --name "$name" --data-dir "$data" \
+    --listen-client-urls "$(etcd_client_url "$member")" --advertise-client-urls "$(etcd_client_url "$member")" \
+    --listen-peer-urls "http://127.0.0.1:$(etcd_peer_port "$member")" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$(etcd_peer_port "$member")" \
+    --initial-cluster-state "$state" "${flags[@]}" \
+    --logger zap --log-outputs stderr \
+    </dev/null >>"$(etcd_log "$member")" 2>&1 &
+  wait_for 5 etcd_alive "$member" \
+    || die "etcd member $name did not start; $(etcd_log "$member") ends with:
+$(etcd_log_tail "$member")"
+}
+
+# etcd_await_listener M: until member M's client port is bound; dies when it exits or after 15 s.
+etcd_await_listener() {
+  local member=$1 port deadline=$((SECONDS + 15))
+  port=$(etcd_client_port "$member")
+  until port_in_use "$port"; do
+    etcd_alive "$member" || die "etcd member $(etcd_name "$member") exited; $(etcd_log "$member") ends with:
+$(etcd_log_tail "$member")"
+    [ "$SECONDS" -lt "$deadline" ] || die "etcd member $(etcd_name "$member") does not listen on $port after 15 s; see $(etcd_log "$member")"
+    sleep 0.1
+  done
+}
+
+# etcd_signal_members SIGNAL M...: sends SIGNAL to those of members M... that run, all at once,
+# then waits until each is gone: after SIGTERM up to 15 s, then SIGKILL.
+etcd_signal_members() {
+  local signal=$1 member pid stopping=()
+  shift
+  for member in "$@"; do
+    etcd_alive "$member" || { rm -f "$(etcd_pid_file "$member")"; continue; }
+    pid=$(tr -dc '0-9' <"$(etcd_pid_file "$member")")
+    log "sending SIG$signal to etcd member $(etcd_name "$member") (pid $pid)"
+    kill "-$signal" "$pid" 2>/dev/null || true
+    # A stopped (SIGSTOP) process acts on SIGTERM only once resumed.
+    kill -CONT "$pid" 2>/dev/null || true
+    stopping+=("$member")
+  done
+  for member in "${stopping[@]}"; do
+    if ! wait_for 15 etcd_gone "$member"; then
+      log "etcd member $(etcd_name "$member") still runs 15 s after SIG$signal; sending SIGKILL"
+      kill -KILL "$(tr -dc '0-9' <"$(etcd_pid_file "$member")")" 2>/dev/null || true
+      wait_for 5 etcd_gone "$member" || die "etcd member $(etcd_name "$member") survived SIGKILL"
+    fi
+    rm -f "$(etcd_pid_file "$member")"
+  done
+}
+
+# etcd_cluster_leader M...: which of the running cluster members M... leads, when one says so.
+# etcdctl's status line: endpoint, ID, version, DB size, is leader, ...; the member's number is
+# the client port's last digit.
+etcd_cluster_leader() {
+  local member urls=()
+  for member in "$@"; do
+    case $member in 1 | 2 | 3) if etcd_alive "$member"; then urls+=("$(etcd_client_url "$member")"); fi ;; esac
+  done
+  [ ${#urls[@]} -gt 1 ] || return 0
+  etcdctl_v3 --command-timeout=1s --endpoints="$(IFS=,; echo "${urls[*]}")" endpoint status 2>/dev/null \
+    | awk -F', ' '$5 == "true" && !found { found = 1; print substr($1, length($1)) }' || true
+}
+
+# etcd_stop_members SIGNAL M...: stops members M... with SIGNAL (TERM or KILL) and waits until
+# they are gone. On SIGTERM a leader first hands its leadership to a follower; if that follower is
+# shutting down too, the leader waits about 7 s for the handover to time out. So the followers
+# go first, and the leader, with no one left to hand over to, after them.
+etcd_stop_members() {
+  local signal=$1 leader member followers=()
+  shift
+  leader=
+  if [ "$signal" = TERM ]; then leader=$(etcd_cluster_leader "$@"); fi
+  if [ -z "$leader" ]; then
+    etcd_signal_members "$signal" "$@"
+    return
+  fi
+  for member in "$@"; do
+    [ "$member" = "$leader" ] || followers+=("$member")
+  done
+  etcd_signal_members "$signal" "${followers[@]}"
+  etcd_signal_members "$signal" "$leader"
+}
+
+# The cluster: starts the members that do not run and waits until all three are healthy.
+ensure_etcd_cluster() {
+  local member
+  for member in 1 2 3; do
+    etcd_start_member "$member"
+  done
+  wait_for 30 etcd_cluster_healthy \
+    || die "the etcd cluster ($ETCD_ENDPOINTS) is not healthy after 30 s; see $ETCD_DIR/egress-etcd-{1,2,3}/etcd.log ('$0 down' removes its data: the next up starts it empty)"
+}
+
+# new_etcd_password FILE: a random password, without a newline, when FILE has none yet.
+new_etcd_password() {
+  [ -s "$1" ] && return
+  openssl rand -hex 16 | tr -d '\n' >"$1.tmp"
+  chmod 0600 "$1.tmp"
+  mv -f "$1.tmp" "$1"
+}
+
+# new_etcd_certificate FOLDER NAME CN EXTENSIONS: FOLDER/NAME-key.pem and FOLDER/NAME.pem, signed by
+# FOLDER/ca.pem.
+new_etcd_certificate() {
+  local work=$1 name=$2 common_name=$3 extensions=$4
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=$common_name" -keyout "$work/$name-key.pem" -out "$work/$name.csr" \
+    2>"$work/openssl.log" || die "openssl could not make the $name key: $(cat "$work/openssl.log")"
+  printf '%s\n' "$extensions" >"$work/$name.ext"
+  openssl x509 -req -in "$work/$name.csr" -CA "$work/ca.pem" -CAkey "$work/ca-key.pem" \
+    -set_serial "0x$(openssl rand -hex 8)" -days 3650 -extfile "$work/$name.ext" -out "$work/$name.pem" \
+    2>"$work/openssl.log" || die "openssl could not sign the $name certificate: $(cat "$work/openssl.log")"
+}
+
+readonly ETCD_TLS_FILES="ca.pem ca-key.pem server.pem server-key.pem client.pem client-key.pem client-key.pkcs8.pem"
+
+# The TLS member's files, made once (like the SSH keys) and kept across down/up: a CA, a server
+# certificate for 127.0.0.1 and localhost, a client certificate (CN egress-test-client, which is
+# no etcd user: with the certificate alone a client is authenticated but may do nothing) with its
+# RSA key twice, traditional (BEGIN RSA PRIVATE KEY) and as unencrypted PKCS#8 (BEGIN PRIVATE KEY,
+# which Java's key factories read), and the passwords of users root and egress.
+ensure_etcd_tls_files() {
+  local dir=$ETCD_TLS_DIR file work complete=true
+  mkdir -p "$dir"
+  chmod 0755 "$dir"
+  for file in $ETCD_TLS_FILES; do
+    [ -s "$dir/$file" ] || complete=false
+  done
+  if ! $complete; then
+    log "making the etcd TLS member's CA and certificates in $dir"
+    work=$(mktemp -d "$dir/new.XXXXXX")
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=egress-test etcd CA" \
+      -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
+      -keyout "$work/ca-key.pem" -out "$work/ca.pem" 2>"$work/openssl.log" \
+      || die "openssl could not make the etcd CA: $(cat "$work/openssl.log")"
+    new_etcd_certificate "$work" server egress-etcd-tls "basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=serverAuth
+subjectAltName=IP:127.0.0.1,DNS:localhost"
+    new_etcd_certificate "$work" client egress-test-client "basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=clientAuth"
+    openssl pkcs8 -topk8 -nocrypt -in "$work/client-key.pem" -out "$work/client-key.pkcs8.pem" 2>"$work/openssl.log" \
+      || die "openssl could not convert the client key to PKCS#8: $(cat "$work/openssl.log")"
+    openssl rsa -in "$work/client-key.pkcs8.pem" -traditional -out "$work/client-key.pem" 2>"$work/openssl.log" \
+      || die "openssl could not convert the client key to its traditional form: $(cat "$work/openssl.log")"
+    for file in $ETCD_TLS_FILES; do
+      case $file in *key*) chmod 0600 "$work/$file" ;; *) chmod 0644 "$work/$file" ;; esac
+      mv -f "$work/$file" "$dir/$file"
+    done
+    rm -rf "$work"
+  fi
+  new_etcd_password "$dir/root.password"
+  new_etcd_password "$dir/$ETCD_TLS_USER.password"
+}
+
+# etcdctl_tls_admin ARGS...: an administrative etcdctl call on the TLS member; dies with its output.
+etcdctl_tls_admin() {
+  local output
+  output=$(etcdctl_tls "$@" 2>&1) || die "etcdctl $* on the TLS member failed: $output"
+}
+
+# The TLS member: client certificates from the stack's CA only, and authentication. Its users and
+# role are made once, on a new data folder; a marker beside the data holds a digest of the CA and
+# the passwords they were made with, so a setup that broke off, or new credentials, start it anew.
+ensure_etcd_tls_member() {
+  local dir marker digest
+  ensure_etcd_tls_files
+  dir=$(etcd_member_dir tls)
+  marker=$dir/auth-configured
+  digest=$(cat "$ETCD_TLS_DIR/ca.pem" "$ETCD_TLS_DIR/root.password" "$ETCD_TLS_DIR/$ETCD_TLS_USER.password" \
+    | sha256sum | cut -d' ' -f1)
+  if [ "$(cat "$marker" 2>/dev/null)" != "$digest" ]; then
+    etcd_stop_members TERM tls
+    rm -rf "$dir/data" "$marker"
+  fi
+  etcd_start_member tls
+  wait_for 20 etcd_member_healthy tls \
+    || die "etcd member $(etcd_name tls) is not healthy after 20 s; see $(etcd_log tls)"
+  if [ ! -s "$marker" ]; then
+    log "enabling authentication on etcd member $(etcd_name tls): users root and $ETCD_TLS_USER (role $ETCD_TLS_USER: readwrite on prefix $ETCD_TLS_PREFIX)"
+    etcdctl_tls_admin user add root --new-user-password="$(cat "$ETCD_TLS_DIR/root.password")"
+    etcdctl_tls_admin user grant-role root root
+    etcdctl_tls_admin role add "$ETCD_TLS_USER"
+    etcdctl_tls_admin role grant-permission "$ETCD_TLS_USER" --prefix=true readwrite "$ETCD_TLS_PREFIX"
+    etcdctl_tls_admin user add "$ETCD_TLS_USER" --new-user-password="$(cat "$ETCD_TLS_DIR/$ETCD_TLS_USER.password")"
+    etcdctl_tls_admin user grant-role "$ETCD_TLS_USER" "$ETCD_TLS_USER"
+    etcdctl_tls_admin auth enable
+    echo "$digest" >"$marker"
+  fi
+}
+
+# Both; false (with a warning, and nothing started) when etcd is not installed.
+ensure_etcd() {
+  local missing
+  missing=$(etcd_missing_commands)
+  if [ -n "$missing" ]; then
+    log "WARNING: missing commands: $missing (Debian packages etcd-server, etcd-client): the etcd members are NOT started and the env file names none; run scripts/install-test-dependencies.sh, then up again"
+    return 1
+  fi
+  mkdir -p "$ETCD_DIR"
+  chmod 0755 "$ETCD_DIR"
+  ensure_etcd_cluster
+  ensure_etcd_tls_member
+}
+
+remove_etcd() {
+  local member
+  etcd_stop_members TERM 1 2 3 tls
+  for member in 1 2 3 tls; do
+    if [ -d "$(etcd_member_dir "$member")" ]; then
+      log "removing etcd member $(etcd_name "$member")'s data"
+      rm -rf -- "$(etcd_member_dir "$member")"
+    fi
+  done
+}
+
 # --- env ---------------------------------------------------------------------
 
 write_env() {
-  local ssh_port=$1 http_port=$2 domain_type=$3 ssh2_port=$4 ssh3_port=$5 ssh4_port=$6
+  local ssh_port=$1 http_port=$2 domain_type=$3 ssh2_port=$4 ssh3_port=$5 ssh4_port=$6 etcd=$7
   cat >"$ENV_FILE.tmp" <<EOF
 EGRESS_TEST_STACK_DIR=$STATE_DIR
 EGRESS_TEST_SSH_HOST=127.0.0.1
@@ -779,6 +1150,17 @@ EGRESS_TEST_JUMP_SSHD_PID=$(tr -dc '0-9' <"$JUMP_SSHD_PID_FILE")
 EGRESS_TEST_BEHIND_JUMP_HOST=127.0.0.1
 EGRESS_TEST_BEHIND_JUMP_SSH_PORT=$BEHIND_JUMP_PORT
 EOF
+  if [ "$etcd" = yes ]; then
+    cat >>"$ENV_FILE.tmp" <<EOF
+EGRESS_TEST_ETCD_ENDPOINTS=$ETCD_ENDPOINTS
+EGRESS_TEST_ETCD_TLS_ENDPOINT=$(etcd_client_url tls)
+EGRESS_TEST_ETCD_CA=$ETCD_TLS_DIR/ca.pem
+EGRESS_TEST_ETCD_CLIENT_CERT=$ETCD_TLS_DIR/client.pem
+EGRESS_TEST_ETCD_CLIENT_KEY=$ETCD_TLS_DIR/client-key.pkcs8.pem
+EGRESS_TEST_ETCD_USER=$ETCD_TLS_USER
+EGRESS_TEST_ETCD_PASSWORD_FILE=$ETCD_TLS_DIR/$ETCD_TLS_USER.password
+EOF
+  fi
   mv -f "$ENV_FILE.tmp" "$ENV_FILE"
 }
 
@@ -801,7 +1183,7 @@ cmd_up() {
   require_root
   require_commands
   check_names
-  local started=$SECONDS ssh_port ssh2_port ssh3_port ssh4_port http_port domain_type
+  local started=$SECONDS ssh_port ssh2_port ssh3_port ssh4_port http_port domain_type etcd=yes
   mkdir -p "$STATE_DIR"
   chmod 0755 "$STATE_DIR"
   ensure_users_and_folders
@@ -825,8 +1207,9 @@ cmd_up() {
     "PATH=$NO_CURL_BIN exec /bin/sh -c \"\$SSH_ORIGINAL_COMMAND\"")
   ensure_jump_hosts
   http_port=$(ensure_http)
+  ensure_etcd || etcd=no
   domain_type=$(detect_domain_type)
-  write_env "$ssh_port" "$http_port" "$domain_type" "$ssh2_port" "$ssh3_port" "$ssh4_port"
+  write_env "$ssh_port" "$http_port" "$domain_type" "$ssh2_port" "$ssh3_port" "$ssh4_port" "$etcd"
   log "up in $((SECONDS - started)) s; environment in $ENV_FILE"
 }
 
@@ -838,6 +1221,7 @@ cmd_down() {
   stop_pid_file "$SSHD4_PID_FILE" "sshd #4"
   remove_jump_hosts
   stop_pid_file "$HTTP_PID_FILE" "HTTP server"
+  remove_etcd
   if libvirt_answers; then
     remove_test_domains "$LIBVIRT_URI"
     remove_pool "$LIBVIRT_URI"
@@ -856,7 +1240,7 @@ cmd_down() {
   stop_second_libvirtd
   remove_bridge
   rm -f "$ENV_FILE"
-  log "down; the machine's libvirtd and virtlogd keep running (machine-wide daemons); keys and images kept in $STATE_DIR"
+  log "down; the machine's libvirtd and virtlogd keep running (machine-wide daemons); keys, etcd's certificates and passwords, and images kept in $STATE_DIR"
 }
 
 cmd_env() {
@@ -913,7 +1297,26 @@ cmd_status() {
   if libvirt_answers; then
     echo "domains       $(virsh_local list --all --name | grep -c "^$TEST_DOMAIN_PREFIX" || true) named $TEST_DOMAIN_PREFIX*, $(virsh_local list --all --name | grep -c . || true) in all"
   fi
+  status_etcd
   if [ -s "$ENV_FILE" ]; then echo "env           $ENV_FILE"; else echo "env           none (run up)"; fi
+}
+
+status_etcd() {
+  local member missing health
+  missing=$(etcd_missing_commands)
+  if [ -n "$missing" ]; then
+    echo "etcd          not installed ($missing missing; run scripts/install-test-dependencies.sh)"
+    return
+  fi
+  for member in 1 2 3 tls; do
+    if etcd_alive "$member"; then
+      if etcd_member_healthy "$member" >/dev/null 2>&1; then health=healthy; else health="NOT healthy"; fi
+      printf '%-13s %s\n' "$(etcd_name "$member")" \
+        "running, pid $(tr -dc '0-9' <"$(etcd_pid_file "$member")"), $(etcd_client_url "$member"), $health"
+    else
+      printf '%-13s %s\n' "$(etcd_name "$member")" "not running ($(etcd_client_url "$member"))"
+    fi
+  done
 }
 
 # descendants PID: PID's children, grandchildren, ... one per line.
@@ -946,6 +1349,55 @@ cmd_kill_sshd() {
   log "killed $name listener $listener and $(grep -c . <<<"$pids" || true) connection processes; 'up' restarts it"
 }
 
+# etcd_members ARGUMENT SUBCOMMAND: the cluster members an etcd-* subcommand is about.
+etcd_members() {
+  case $1 in
+    1 | 2 | 3) echo "$1" ;;
+    all) echo "1 2 3" ;;
+    *) die "$2 takes a member of the cluster (1, 2 or 3) or 'all', not '$1'" ;;
+  esac
+}
+
+# The member list is assigned first: a die in a command substitution that is an argument would
+# end only the subshell.
+cmd_etcd_stop() {
+  require_root
+  local members
+  members=$(etcd_members "$1" etcd-stop)
+  # shellcheck disable=SC2086
+  etcd_stop_members TERM $members
+}
+
+cmd_etcd_kill() {
+  require_root
+  local members
+  members=$(etcd_members "$1" etcd-kill)
+  # shellcheck disable=SC2086
+  etcd_stop_members KILL $members
+}
+
+cmd_etcd_start() {
+  require_root
+  require_etcd_commands
+  local members member
+  members=$(etcd_members "$1" etcd-start)
+  for member in $members; do
+    etcd_start_member "$member"
+  done
+  if [ "$1" = all ]; then
+    wait_for 30 etcd_cluster_healthy \
+      || die "the etcd cluster ($ETCD_ENDPOINTS) is not healthy 30 s after its start; see $ETCD_DIR/egress-etcd-{1,2,3}/etcd.log"
+    return
+  fi
+  etcd_await_listener "$1"
+  if [ "$(etcd_running_count)" -ge 2 ]; then
+    wait_for 30 etcd_member_healthy "$1" \
+      || die "etcd member $(etcd_name "$1") is not healthy 30 s after its start; see $(etcd_log "$1")"
+  else
+    log "etcd member $(etcd_name "$1") runs without a quorum: it serves once a second member runs"
+  fi
+}
+
 # Callers run this script under flock(1) (the stack is shared). flock's lock
 # lives as long as any process holds the lock file open, and every daemon
 # started here would inherit that descriptor: the lock would never be
@@ -969,7 +1421,10 @@ main() {
     env) cmd_env ;;
     status) cmd_status ;;
     kill-sshd) cmd_kill_sshd "${2:-}" ;;
-    *) echo "usage: $0 up|down|env|status|kill-sshd [second|jump]" >&2; exit 2 ;;
+    etcd-stop) cmd_etcd_stop "${2:-}" ;;
+    etcd-kill) cmd_etcd_kill "${2:-}" ;;
+    etcd-start) cmd_etcd_start "${2:-}" ;;
+    *) echo "usage: $0 up|down|env|status|kill-sshd [second|jump]|etcd-stop|etcd-kill|etcd-start 1|2|3|all" >&2; exit 2 ;;
   esac
 }
 
