@@ -164,6 +164,7 @@ pool=$1; shift
 for uri in "$@"; do
   # virsh buffers its output when it is not a terminal: line-buffered, each list reaches us as it ends.
   coproc VIRSH { exec stdbuf -oL virsh -q -c "$uri" 2>/dev/null; }
+  virsh_pid=$VIRSH_PID
   printf 'vol-list %s\necho "__END_OF""_LIST__"\n\n' "$pool" >&"${VIRSH[1]}"
   volumes=()
   while IFS= read -r line <&"${VIRSH[0]}"; do
@@ -184,7 +185,8 @@ for uri in "$@"; do
     printf 'quit\n'; } >&"${VIRSH[1]}"
   wait "$reader" || true
   exec {xml}<&-
-  wait "$VIRSH_PID" 2>/dev/null || true
+  # bash unsets VIRSH_PID once the coprocess has ended, hence the copy.
+  wait "$virsh_pid" 2>/dev/null || true
 done
 EOF
   chmod +x "$work/virsh-images.sh"
