@@ -344,8 +344,9 @@ public final class Etcd {
 
     private static String hint(String error) {
         if (error.contains("permission denied")) {
-            return "; grant the user readwrite on the key prefix (etcdctl role grant-permission ROLE --prefix"
-                    + " readwrite PREFIX)";
+            return "; the user (without --etcd-user, the client certificate's CN) needs readwrite on the key prefix:"
+                    + " etcdctl role grant-permission ROLE --prefix readwrite PREFIX, or give --etcd-user and"
+                    + " --etcd-password-file";
         }
         if (error.contains("user name is empty") || error.contains("token")) {
             return "; this cluster has authentication on: give --etcd-user and --etcd-password-file";
