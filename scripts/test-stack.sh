@@ -989,11 +989,11 @@ new_etcd_password() {
   mv -f "$1.tmp" "$1"
 }
 
-# new_etcd_certificate FOLDER NAME CN EXTENSIONS: FOLDER/NAME-key.pem and FOLDER/NAME.pem, signed by
-# FOLDER/ca.pem.
+# new_etcd_certificate FOLDER NAME SUBJECT EXTENSIONS: FOLDER/NAME-key.pem and FOLDER/NAME.pem,
+# signed by FOLDER/ca.pem.
 new_etcd_certificate() {
-  local work=$1 name=$2 common_name=$3 extensions=$4
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=$common_name" -keyout "$work/$name-key.pem" -out "$work/$name.csr" \
+  local work=$1 name=$2 subject=$3 extensions=$4
+  openssl req -newkey rsa:2048 -nodes -subj "$subject" -keyout "$work/$name-key.pem" -out "$work/$name.csr" \
     2>"$work/openssl.log" || die "openssl could not make the $name key: $(cat "$work/openssl.log")"
   printf '%s\n' "$extensions" >"$work/$name.ext"
   openssl x509 -req -in "$work/$name.csr" -CA "$work/ca.pem" -CAkey "$work/ca-key.pem" \
@@ -1001,11 +1001,13 @@ new_etcd_certificate() {
     2>"$work/openssl.log" || die "openssl could not sign the $name certificate: $(cat "$work/openssl.log")"
 }
 
-readonly ETCD_TLS_FILES="ca.pem ca-key.pem server.pem server-key.pem client.pem client-key.pem client-key.pkcs8.pem"
+# tls-v2: server certificates that also authenticate clients, and a client certificate without CN.
+readonly ETCD_TLS_FILES="ca.pem ca-key.pem server.pem server-key.pem client.pem client-key.pem client-key.pkcs8.pem tls-v2"
 
 # The TLS member's files, made once (like the SSH keys) and kept across down/up: a CA, a server
-# certificate for 127.0.0.1 and localhost, a client certificate (CN egress-test-client, which is
-# no etcd user: with the certificate alone a client is authenticated but may do nothing) with its
+# certificate for 127.0.0.1 and localhost that is a client certificate too (etcd's JSON gateway
+# calls its own member with it), a client certificate without CN (O=egress-test-client: etcd's
+# JSON gateway refuses a client certificate with a CN, whose CN it could not use as the user) with its
 # RSA key twice, traditional (BEGIN RSA PRIVATE KEY) and as unencrypted PKCS#8 (BEGIN PRIVATE KEY,
 # which Java's key factories read), and the passwords of users root and egress.
 ensure_etcd_tls_files() {
@@ -1022,17 +1024,18 @@ ensure_etcd_tls_files() {
       -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
       -keyout "$work/ca-key.pem" -out "$work/ca.pem" 2>"$work/openssl.log" \
       || die "openssl could not make the etcd CA: $(cat "$work/openssl.log")"
-    new_etcd_certificate "$work" server egress-etcd-tls "basicConstraints=CA:FALSE
+    new_etcd_certificate "$work" server "/CN=egress-etcd-tls" "basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
-extendedKeyUsage=serverAuth
+extendedKeyUsage=serverAuth,clientAuth
 subjectAltName=IP:127.0.0.1,DNS:localhost"
-    new_etcd_certificate "$work" client egress-test-client "basicConstraints=CA:FALSE
+    new_etcd_certificate "$work" client "/O=egress-test-client" "basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=clientAuth"
     openssl pkcs8 -topk8 -nocrypt -in "$work/client-key.pem" -out "$work/client-key.pkcs8.pem" 2>"$work/openssl.log" \
       || die "openssl could not convert the client key to PKCS#8: $(cat "$work/openssl.log")"
     openssl rsa -in "$work/client-key.pkcs8.pem" -traditional -out "$work/client-key.pem" 2>"$work/openssl.log" \
       || die "openssl could not convert the client key to its traditional form: $(cat "$work/openssl.log")"
+    : >"$work/tls-v2"
     for file in $ETCD_TLS_FILES; do
       case $file in *key*) chmod 0600 "$work/$file" ;; *) chmod 0644 "$work/$file" ;; esac
       mv -f "$work/$file" "$dir/$file"

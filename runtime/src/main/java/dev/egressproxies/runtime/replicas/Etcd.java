@@ -297,13 +297,13 @@ public final class Etcd {
         }
         HttpResponse<byte[]> response = http.send(request(member, path, body).timeout(CALL_TIMEOUT).build(),
                 HttpResponse.BodyHandlers.ofByteArray());
-        JsonNode answer = json.readTree(response.body());
+        JsonNode answer = answer(response.body());
         if (response.statusCode() != 200 && options.user() != null && answer.path("error").asText().contains("auth")) {
             // Tokens expire (etcd's simple tokens after 5 minutes idle); authenticate once more.
             authenticate(member);
             response = http.send(request(member, path, body).timeout(CALL_TIMEOUT).build(),
                     HttpResponse.BodyHandlers.ofByteArray());
-            answer = json.readTree(response.body());
+            answer = answer(response.body());
         }
         if (response.statusCode() != 200) {
             String error = answer.path("error").asText(answer.path("message").asText(new String(response.body(),
@@ -314,13 +314,22 @@ public final class Etcd {
         return answer;
     }
 
+    /** A member's answer as JSON; one that is not (a plain-text refusal) becomes its {@code error}. */
+    private JsonNode answer(byte[] body) {
+        try {
+            return json.readTree(body);
+        } catch (IOException notJson) {
+            return json.createObjectNode().put("error", new String(body, StandardCharsets.UTF_8).strip());
+        }
+    }
+
     private void authenticate(URI member) throws IOException, InterruptedException {
         ObjectNode login = json.createObjectNode().put("name", options.user()).put("password", options.password());
         HttpRequest request = HttpRequest.newBuilder(member.resolve("/v3/auth/authenticate"))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(login)))
                 .header("Content-Type", "application/json").timeout(CALL_TIMEOUT).build();
         HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-        JsonNode answer = json.readTree(response.body());
+        JsonNode answer = answer(response.body());
         if (response.statusCode() != 200 || answer.path("token").asText().isEmpty()) {
             throw new EtcdException("etcd refused --etcd-user " + options.user() + ": "
                     + answer.path("error").asText(answer.toString()) + "; check the user and --etcd-password-file",
@@ -343,6 +352,11 @@ public final class Etcd {
     }
 
     private static String hint(String error) {
+        if (error.contains("CommonName")) {
+            return "; etcd's JSON gateway, which egressctl calls, refuses a client certificate with a CN: give"
+                    + " --etcd-cert a certificate without CN (subject O=... only), and authenticate with"
+                    + " --etcd-user and --etcd-password-file";
+        }
         if (error.contains("permission denied")) {
             return "; the user (without --etcd-user, the client certificate's CN) needs readwrite on the key prefix:"
                     + " etcdctl role grant-permission ROLE --prefix readwrite PREFIX, or give --etcd-user and"
