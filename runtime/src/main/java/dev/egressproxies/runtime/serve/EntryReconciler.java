@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -60,6 +61,8 @@ final class EntryReconciler {
     /** The cordoned hosts as last read; guarded by {@link #hosts}. */
     private Set<String> cordoned = Set.of();
     private final Object passLock = new Object();
+    /** When each proxy's last operation ended, by name: a pass that listed before then plans from stale facts. */
+    private final Map<String, Long> operationEnded = new ConcurrentHashMap<>();
     private volatile List<ResolvedProxy> desired = List.of();
     private volatile int managed;
     private volatile Instant lastPass;
@@ -147,6 +150,7 @@ final class EntryReconciler {
     void pass() {
         synchronized (passLock) {
             Instant start = context.clock().instant();
+            long observedAt = System.nanoTime();
             List<ResolvedProxy> wanted = desired;
             Map<String, List<Instance>> seen = new LinkedHashMap<>();
             List<String> down = observe(seen);
@@ -165,13 +169,13 @@ final class EntryReconciler {
                 switch (step.action()) {
                     case CREATE, REPLACE -> {
                         if (down.isEmpty()) {
-                            dispatch(step, zoneOf(step, zoneOfId), now);
+                            dispatch(step, zoneOf(step, zoneOfId), now, observedAt);
                         } else {
                             context.status().update(entry, step.name(), view -> context.operations().busy(view.key())
                                     ? view : view.waiting(step.action(), Outcome.WAITING, waitingFor(down)));
                         }
                     }
-                    case START -> dispatch(step, zoneOf(step, zoneOfId), now);
+                    case START -> dispatch(step, zoneOf(step, zoneOfId), now, observedAt);
                     case DELETE -> deletes.add(step);
                 }
             }
@@ -188,7 +192,7 @@ final class EntryReconciler {
                         "deletes", Integer.toString(deletes.size()), "managed", Integer.toString(known.size())));
             }
             lastHeld = held;
-            allowed.forEach(delete -> dispatch(delete, zoneOf(delete, zoneOfId), now));
+            allowed.forEach(delete -> dispatch(delete, zoneOf(delete, zoneOfId), now, observedAt));
             for (ResolvedProxy proxy : wanted) {
                 String name = proxy.request().name();
                 if (!stepped.contains(name)) {
@@ -327,9 +331,15 @@ final class EntryReconciler {
         }
     }
 
-    private void dispatch(PlanStep step, String zone, Instant now) {
+    private void dispatch(PlanStep step, String zone, Instant now, long observedAt) {
         ProxyView view = context.status().get(entry, step.name()).orElse(ProxyView.fresh(entry, step.name()));
         if (context.operations().busy(view.key())) {
+            return;
+        }
+        Long ended = operationEnded.get(step.name());
+        if (ended != null && ended - observedAt > 0) {
+            // An operation on it ended after this pass listed: the plan may repeat it (a second create of
+            // what the first made). The pass that operation asked for plans from what it left.
             return;
         }
         if (view.backingOff(now)) {
@@ -347,6 +357,14 @@ final class EntryReconciler {
         }
         Instant begun = context.clock().instant();
         context.status().update(entry, step.name(), view -> view.started(step.action(), begun));
+        try {
+            runStep(step, action, begun);
+        } finally {
+            operationEnded.put(step.name(), System.nanoTime());
+        }
+    }
+
+    private void runStep(PlanStep step, String action, Instant begun) {
         try {
             String id = context.executor().run(step);
             Instant done = context.clock().instant();
