@@ -102,7 +102,8 @@ class Kvm2ReplicasEndToEndTest {
                 here.forEach(domain -> domains.merge(domain, 1, Integer::sum));
                 for (String volume : virsh.volumesNamed(stack.pool(), entry + "+")) {
                     String owner = volume.substring(entry.length() + 1).replaceAll("\\.(qcow2|seed\\.iso)$", "");
-                    if (volume.endsWith(".qcow2") || volume.endsWith(".seed.iso")) {
+                    // Overlays and seeds are named by their proxy; bases, leases and claims otherwise.
+                    if (owner.startsWith(entry + "-p") && (volume.endsWith(".qcow2") || volume.endsWith(".seed.iso"))) {
                         assertThat(here).as("the domain of volume %s", volume).contains(owner);
                     }
                 }
