@@ -53,8 +53,16 @@ public final class Etcd {
     private volatile int preferred;
     private volatile String token;
 
-    /** One key as etcd holds it. */
-    public record KeyValue(String key, String value, long createRevision, long modRevision, long lease) {
+    /**
+     * One key as etcd holds it.
+     *
+     * @param bytes the value as stored
+     */
+    public record KeyValue(String key, byte[] bytes, long createRevision, long modRevision, long lease) {
+        /** The value as UTF-8 text. */
+        public String value() {
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
     }
 
     /**
@@ -121,7 +129,18 @@ public final class Etcd {
      * @return the revision of the write
      */
     public long put(String key, String value, long lease) {
-        ObjectNode request = json.createObjectNode().put("key", encode(key)).put("value", encode(value));
+        return put(key, value.getBytes(StandardCharsets.UTF_8), lease);
+    }
+
+    /**
+     * Writes a key whose value is bytes (a compressed document).
+     *
+     * @param lease the lease the key lives with, or 0 for none
+     * @return the revision of the write
+     */
+    public long put(String key, byte[] value, long lease) {
+        ObjectNode request = json.createObjectNode().put("key", encode(key)).put("value",
+                BASE64.encodeToString(value));
         if (lease != 0) {
             request.put("lease", Long.toString(lease));
         }
@@ -383,7 +402,7 @@ public final class Etcd {
         List<KeyValue> keys = new ArrayList<>();
         if (kvs instanceof ArrayNode array) {
             for (JsonNode kv : array) {
-                keys.add(new KeyValue(decode(kv.path("key").asText()), decode(kv.path("value").asText()),
+                keys.add(new KeyValue(decode(kv.path("key").asText()), UNBASE64.decode(kv.path("value").asText()),
                         kv.path("create_revision").asLong(), kv.path("mod_revision").asLong(), kv.path("lease").asLong()));
             }
         }

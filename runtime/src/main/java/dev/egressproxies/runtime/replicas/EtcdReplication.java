@@ -42,6 +42,9 @@ public final class EtcdReplication implements Replication, Leadership.Listener {
         this.board = new FleetBoard(etcd, leadership, entry -> {
             Reconciler current = reconciler;
             return current == null ? Optional.empty() : current.snapshot(entry);
+        }, entry -> {
+            Reconciler current = reconciler;
+            return current == null ? 0 : current.changes(entry);
         }, clock);
     }
 

@@ -38,6 +38,8 @@ import java.util.concurrent.TimeUnit;
 public final class Leadership implements EntryAuthority, AutoCloseable {
     /** How often the watchdog compares the last renewal with the renew deadline. */
     private static final long WATCHDOG_MILLIS = 100;
+    /** Every how many quiet retry periods a replica looks at the leaders and replicas anyway. */
+    private static final int LOOK_EVERY = 5;
 
     private final Etcd etcd;
     private final String replica;
@@ -54,6 +56,7 @@ public final class Leadership implements EntryAuthority, AutoCloseable {
     private volatile long renewedAtNanos;
     private volatile boolean running = true;
     private volatile boolean woken;
+    private volatile boolean justRegistered;
     private volatile Instant lastContact;
     private volatile String lastError = "";
     private volatile Map<String, String> leaders = Map.of();
@@ -116,8 +119,12 @@ public final class Leadership implements EntryAuthority, AutoCloseable {
 
     /** The entries of the desired set in force: those a replica may lead. */
     public void want(Set<String> entries) {
-        wanted = Set.copyOf(entries);
-        wake();
+        Set<String> now = Set.copyOf(entries);
+        // Every resync puts the set in force again; only a change of its entries is news here.
+        if (!now.equals(wanted)) {
+            wanted = now;
+            wake();
+        }
     }
 
     /** {@inheritDoc} Yes while this replica holds the entry and renewed its lease within the renew deadline. */
@@ -187,8 +194,11 @@ public final class Leadership implements EntryAuthority, AutoCloseable {
     }
 
     private void run() {
+        boolean look = true;
+        int quiet = 0;
         while (running) {
-            step();
+            step(look);
+            boolean wokenNow;
             synchronized (wake) {
                 long end = System.nanoTime() + timing.retryPeriod().toNanos();
                 while (running && !woken && end - System.nanoTime() > 0) {
@@ -198,13 +208,22 @@ public final class Leadership implements EntryAuthority, AutoCloseable {
                         return;
                     }
                 }
+                wokenNow = woken;
                 woken = false;
             }
+            // The watch reports every change of a leader at once; a look every few periods catches
+            // replicas that joined or left and anything a broken watch missed.
+            quiet = wokenNow ? 0 : quiet + 1;
+            look = wokenNow || justRegistered || quiet % LOOK_EVERY == 0 || !lastError.isEmpty();
+            justRegistered = false;
         }
     }
 
-    /** One renewal and one look at the leaders; any etcd failure ends the step, to be tried again. */
-    void step() {
+    /**
+     * One renewal and, when {@code look}, one look at the leaders and replicas; any etcd failure
+     * ends the step, to be tried again.
+     */
+    void step(boolean look) {
         long sent = System.nanoTime();
         try {
             if (lease == 0 || etcd.keepAlive(lease) == 0) {
@@ -218,12 +237,15 @@ public final class Leadership implements EntryAuthority, AutoCloseable {
                 lastContact = clock.instant();
                 lastError = "";
                 // Campaign from the next step: replicas started together then count each other.
+                justRegistered = true;
                 return;
             }
             renewedAtNanos = sent;
             lastContact = clock.instant();
             lastError = "";
-            balance();
+            if (look) {
+                balance();
+            }
         } catch (EtcdException failed) {
             lastError = failed.getMessage();
         }

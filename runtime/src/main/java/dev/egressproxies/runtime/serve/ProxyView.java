@@ -61,6 +61,12 @@ public record ProxyView(String entry, String name, CreateRequest desired, Instan
                 nextAttempt);
     }
 
+    /** This view with another time of the last look. */
+    ProxyView withLastReconcile(Instant at) {
+        return new ProxyView(entry, name, desired, observed, state, action, outcome, error, errorKind, attempts, at,
+                nextAttempt);
+    }
+
     ProxyView started(PlanStep.Action started, Instant at) {
         return new ProxyView(entry, name, desired, observed, state, started, Outcome.IN_FLIGHT, error, errorKind,
                 attempts, at, nextAttempt);

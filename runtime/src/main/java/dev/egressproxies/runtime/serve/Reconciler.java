@@ -223,6 +223,11 @@ public final class Reconciler {
                 reconciler.view(), context.status().ofEntry(entry)));
     }
 
+    /** A number that changes whenever a view of the entry changes beyond the time it was last looked at. */
+    public long changes(String entry) {
+        return context.status().changes(entry);
+    }
+
     /** A number that changes whenever a proxy's view does. */
     public long proxiesVersion() {
         return context.status().version();
