@@ -15,10 +15,11 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * The real hypervisor stack of {@code scripts/test-stack.sh} on this machine, as its {@code env}
  * file describes it: libvirtd, the dir pool, the bridge, the test images; and the second,
- * independent libvirtd with its own sshd and pool, for entries with two hosts.
+ * independent libvirtd with its own sshd and pool, for entries with two hosts; and the etcd members
+ * of the replicated serve's tests.
  *
- * <p>The first use in a test JVM runs {@code scripts/test-stack.sh up} (idempotent, about half a
- * second when the stack already runs), so {@code ./mvnw verify} needs nothing started by hand; it
+ * <p>The first use in a test JVM runs {@code scripts/test-stack.sh up} (idempotent; a few seconds
+ * when the stack already runs, most of them checking each sshd), so {@code ./mvnw verify} needs nothing started by hand; it
  * needs root. A stack that cannot be brought up fails the test rather than skipping it, with the
  * script's output: an integration test that silently does not run proves nothing.
  *
