@@ -20,8 +20,6 @@ import dev.egressproxies.runtime.replicas.Etcd;
 import dev.egressproxies.runtime.replicas.EtcdDesiredSet;
 import dev.egressproxies.runtime.replicas.EtcdOptions;
 import dev.egressproxies.runtime.wiring.Session;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Clock;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -101,9 +99,7 @@ final class ApplyCommand implements Callable<Integer> {
             }
             return ExitCode.OK;
         }
-        String who = System.getProperty("user.name", "") + "@" + hostName() + " (pid " + ProcessHandle.current().pid()
-                + ")";
-        EtcdDesiredSet.Written written = set.write(file, who);
+        EtcdDesiredSet.Written written = set.write(file);
         if (printer.json()) {
             printer.print(printer.object().put("written", true).put("dryRun", false).put("key", written.key())
                     .put("revision", "etcd:" + written.revision()).put("sha256", written.sha256()));
@@ -112,14 +108,6 @@ final class ApplyCommand implements Callable<Integer> {
                     + "; the serve replicas put it in force (GET /v1/desired shows the revision in force)");
         }
         return ExitCode.OK;
-    }
-
-    private static String hostName() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            return "";
-        }
     }
 
     private static void report(Printer printer, Plan plan, List<StepResult> results, boolean applied,

@@ -107,11 +107,12 @@ public final class EtcdDesiredSet implements DesiredSource {
      * Checks a desired-set file against this machine's config, then writes it with its user-data
      * inline, as the set every replica keeps in force.
      *
-     * @param appliedBy who applies it, as the API shows it
      * @throws ConfigException listing every problem of the file; nothing is written
      * @throws EtcdException   when no member answers
      */
-    public Written write(Path file, String appliedBy) {
+    public Written write(Path file) {
+        String appliedBy = System.getProperty("user.name", "") + "@" + EtcdReplication.hostName() + " (pid "
+                + ProcessHandle.current().pid() + ")";
         byte[] set = new ProxySetLoader().selfContained(file, entries);
         ObjectNode envelope = json.createObjectNode().put("file", file.toAbsolutePath().toString())
                 .put("appliedBy", appliedBy).put("appliedAt", clock.instant().toString()).put("sha256", sha256(set));

@@ -120,7 +120,8 @@ public final class EtcdReplication implements Replication, Leadership.Listener {
         leadership.close();
     }
 
-    private static String hostName() {
+    /** This machine's name, as replicas and appliers are shown; empty when it cannot be found. */
+    static String hostName() {
         try {
             return InetAddress.getLocalHost().getHostName();
         } catch (UnknownHostException e) {

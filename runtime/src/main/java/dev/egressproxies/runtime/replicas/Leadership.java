@@ -279,8 +279,10 @@ public final class Leadership implements EntryAuthority, AutoCloseable {
         }
         Set<String> wantedNow = wanted;
         int share = (wantedNow.size() + alive - 1) / alive;
+        // Each entry's preference is one digest, computed once rather than in every comparison.
         List<String> free = wantedNow.stream().filter(entry -> !current.containsKey(entry))
-                .sorted(Comparator.comparing(this::preference)).toList();
+                .map(entry -> Map.entry(preference(entry), entry)).sorted(Map.Entry.comparingByKey())
+                .map(Map.Entry::getValue).toList();
         for (String entry : free) {
             if (led.size() >= share) {
                 break;
