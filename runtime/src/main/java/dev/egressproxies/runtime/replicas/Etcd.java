@@ -108,6 +108,12 @@ public final class Etcd {
         return range(key, null);
     }
 
+    /** Reads one key's revisions and lease without its value (a key whose value is large, unchanged). */
+    public Optional<KeyValue> stat(String key) {
+        ObjectNode request = json.createObjectNode().put("key", encode(key)).put("keys_only", true);
+        return new Range(keyValues(call("/v3/kv/range", request).path("kvs")), 0).first();
+    }
+
     /** Reads every key under a prefix. */
     public Range getPrefix(String prefix) {
         return range(prefix, prefixEnd(prefix));

@@ -36,6 +36,7 @@ public final class EtcdDesiredSet implements DesiredSource {
     private final Clock clock;
     private final ObjectMapper json = new ObjectMapper();
     private AutoCloseable watch;
+    private volatile Loaded lastLoaded;
 
     /**
      * What {@link #write} wrote.
@@ -70,28 +71,38 @@ public final class EtcdDesiredSet implements DesiredSource {
 
     /**
      * {@inheritDoc} No set written yet is an empty set ({@link #NONE}): replicas may start before
-     * the first apply.
+     * the first apply. A revision checked before is not read or checked again: the set is
+     * self-contained and the entries it was checked against do not change while serve runs.
      *
      * @throws EtcdException when no member answers
      */
     @Override
     public Loaded load() {
         Instant at = clock.instant();
+        Loaded last = lastLoaded;
+        if (last != null && etcd.stat(key()).map(EtcdDesiredSet::revisionOf).orElse(NONE).equals(last.revision())) {
+            return new Loaded(last.state(), last.revision(), at);
+        }
         Optional<Etcd.KeyValue> stored = etcd.get(key()).first();
         if (stored.isEmpty()) {
-            return new Loaded(new DesiredState(new LinkedHashSet<>(), List.of()), NONE, at);
+            return remember(new Loaded(new DesiredState(new LinkedHashSet<>(), List.of()), NONE, at));
         }
         JsonNode envelope = envelope(stored.get());
         byte[] set = envelope.path("set").toString().getBytes(StandardCharsets.UTF_8);
         DesiredState state = new ProxySetLoader().load(location() + " (applied from " + envelope.path("file").asText()
                 + ")", set, entries);
-        return new Loaded(state, revisionOf(stored.get()), at);
+        return remember(new Loaded(state, revisionOf(stored.get()), at));
+    }
+
+    private Loaded remember(Loaded loaded) {
+        lastLoaded = loaded;
+        return loaded;
     }
 
     @Override
     public String revision() {
         try {
-            return etcd.get(key()).first().map(EtcdDesiredSet::revisionOf).orElse(NONE);
+            return etcd.stat(key()).map(EtcdDesiredSet::revisionOf).orElse(NONE);
         } catch (EtcdException unreachable) {
             return "";
         }
