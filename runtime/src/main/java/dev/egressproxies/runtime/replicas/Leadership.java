@@ -7,6 +7,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -27,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Every {@code retryPeriod} it renews the lease, then looks at the leaders and the replicas:
  * it gives up entries whose key is not bound to its lease any more, takes entries without a leader
  * while it leads fewer than its fair share (the entries divided by the replicas, rounded up), and
- * hands one entry back when it leads more (a replica that joined is then given work). A watch on
- * the prefix runs the same step at once when a key goes, so a successor does not wait a period.
+ * hands one entry back when it leads more (a replica that joined is then given work). Watches on
+ * the leaders and on the replicas run the same step at once when a key goes or a replica joins,
+ * so neither a successor nor a newcomer waits a period.
  *
  * <p>Fencing: {@link #mayAct} says no once the last renewal is {@code renewDeadline} old, and a
  * watchdog then tells the listener that every entry is lost, so operations in flight are
@@ -63,7 +65,7 @@ public final class Leadership implements EntryAuthority, AutoCloseable {
     private volatile int replicas;
     private Thread loop;
     private Thread watchdog;
-    private AutoCloseable watch;
+    private final List<AutoCloseable> watches = new ArrayList<>();
 
     /** What a change of leadership means to the replica. */
     public interface Listener {
@@ -114,7 +116,8 @@ public final class Leadership implements EntryAuthority, AutoCloseable {
         watchdog = daemon("etcd-fence").newThread(this::guard);
         loop.start();
         watchdog.start();
-        watch = etcd.watchPrefix(etcd.prefix() + "leaders/", this::wake);
+        watches.add(etcd.watchPrefix(etcd.prefix() + "leaders/", this::wake));
+        watches.add(etcd.watchPrefix(etcd.prefix() + "replicas/", this::wake));
     }
 
     /** The entries of the desired set in force: those a replica may lead. */
@@ -211,8 +214,8 @@ public final class Leadership implements EntryAuthority, AutoCloseable {
                 wokenNow = woken;
                 woken = false;
             }
-            // The watch reports every change of a leader at once; a look every few periods catches
-            // replicas that joined or left and anything a broken watch missed.
+            // The watches report every change of a leader or a replica at once; a look every few
+            // periods catches anything a broken watch missed.
             quiet = wokenNow ? 0 : quiet + 1;
             look = wokenNow || justRegistered || quiet % LOOK_EVERY == 0 || !lastError.isEmpty();
             justRegistered = false;
@@ -371,12 +374,14 @@ public final class Leadership implements EntryAuthority, AutoCloseable {
     public void close() {
         running = false;
         wake();
-        try {
-            if (watch != null) {
-                watch.close();
+        synchronized (this) {
+            for (AutoCloseable watch : watches) {
+                try {
+                    watch.close();
+                } catch (Exception ignored) {
+                    // a daemon thread
+                }
             }
-        } catch (Exception ignored) {
-            // a daemon thread
         }
         if (loop != null) {
             loop.interrupt();
