@@ -9,6 +9,7 @@ import dev.egressproxies.runtime.serve.Backoff;
 import dev.egressproxies.runtime.serve.LogFormat;
 import dev.egressproxies.runtime.serve.Replication;
 import dev.egressproxies.runtime.serve.ServeSettings;
+import dev.egressproxies.runtime.serve.SingleServe;
 import dev.egressproxies.runtime.serve.Service;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -128,7 +129,7 @@ final class ServeCommand implements Callable<Integer> {
             if (replica != null) {
                 throw new ConfigException("--replica names one of several replicas on etcd: give --etcd too");
             }
-            return Replication.single(file);
+            return new SingleServe(file);
         }
         if (file != null) {
             throw new ConfigException("with --etcd the desired set is kept in etcd, where every replica reads it: leave"

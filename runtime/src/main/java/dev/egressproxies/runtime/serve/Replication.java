@@ -1,7 +1,6 @@
 package dev.egressproxies.runtime.serve;
 
 import dev.egressproxies.api.Provider;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.Set;
@@ -10,51 +9,11 @@ import java.util.function.Function;
 
 /**
  * How one {@code serve} process shares its fleet: alone, with a desired-set file and a lock on its
- * state directory ({@link #single}); or as one of several replicas on etcd, which lead entries in
+ * state directory ({@link SingleServe}); or as one of several replicas on etcd, which lead entries in
  * turn. {@link Service} asks it for the desired set's source, who may act, and what the other
  * replicas show, and tells it the entries of each set in force.
  */
 public interface Replication extends AutoCloseable {
-    /** A single serve keeping the set of {@code desiredFile} in force. */
-    static Replication single(Path desiredFile) {
-        return new Replication() {
-            @Override
-            public DesiredSource source(Function<String, Optional<Provider>> entries, Clock clock) {
-                return new DesiredSetFile(desiredFile, entries, clock);
-            }
-
-            @Override
-            public boolean locksStateDirectory() {
-                return true;
-            }
-
-            @Override
-            public EntryAuthority authority() {
-                return EntryAuthority.SOLE;
-            }
-
-            @Override
-            public FleetPeers peers() {
-                return FleetPeers.NONE;
-            }
-
-            @Override
-            public void want(Set<String> entries) {
-                // alone, it acts on every entry of the set
-            }
-
-            @Override
-            public void start(Reconciler reconciler, ActionLog log, String apiUrl, ScheduledExecutorService timer) {
-                // nothing to campaign for
-            }
-
-            @Override
-            public void close() {
-                // nothing held beyond the lock, which the service releases
-            }
-        };
-    }
-
     /** Where the desired set is read. */
     DesiredSource source(Function<String, Optional<Provider>> entries, Clock clock);
 
