@@ -129,7 +129,7 @@ public record SshAccess(Path sshKeyFile, Path knownHostsFile, Boolean insecureIg
         }
         try {
             return new SshHop(hostName, first(port, options.port(), SshTunnelSettings.DEFAULT_PORT),
-                    first(user, options.user(), HostSettings.DEFAULT_USER), keys, policy, defaults);
+                    first(user, options.user(), HostSettings.DEFAULT_USER), keys, policy, defaults, options.algorithms());
         } catch (IllegalArgumentException e) {
             throw dial.failure(ErrorKind.PERMANENT, "the SSH settings of " + alias + " cannot work: " + e.getMessage(), e);
         }

@@ -67,24 +67,34 @@ public final class OpenSshConfig {
             knownHostsFiles.add(expand(name, hostName, entry, dial));
         }
         String agent = entry.getProperty(HostConfigEntry.IDENTITY_AGENT);
+        SshAlgorithms algorithms;
+        try {
+            algorithms = SshAlgorithms.fromOpenSshConfig(entry.getProperty("KexAlgorithms"),
+                    entry.getProperty("Ciphers"), entry.getProperty("MACs"));
+        } catch (IllegalArgumentException e) {
+            throw dial.failure(ErrorKind.PERMANENT, "ssh_config file " + file + " " + e.getMessage(), e);
+        }
         return new HostOptions(entry.getHostName() == null ? null : hostName, entry.getPort() > 0 ? entry.getPort() : null,
                 entry.getUsername(), List.copyOf(identityFiles), entry.getProxyJump(), List.copyOf(knownHostsFiles),
                 unknownHosts(entry.getProperty("StrictHostKeyChecking"), dial),
                 seconds("ConnectTimeout", entry.getProperty("ConnectTimeout"), dial),
                 seconds("ServerAliveInterval", entry.getProperty("ServerAliveInterval"), dial),
                 agent == null ? null : agent.equalsIgnoreCase("none") ? "none"
-                        : agent.equals("SSH_AUTH_SOCK") ? agent : expand(agent, hostName, entry, dial).toString());
+                        : agent.equals("SSH_AUTH_SOCK") ? agent : expand(agent, hostName, entry, dial).toString(),
+                algorithms);
     }
 
     /**
      * The options of one host this tool honours, named after their ssh_config keywords (connectTimeout:
      * ConnectTimeout, aliveInterval: ServerAliveInterval, unknownHosts: StrictHostKeyChecking); null or
      * empty where the file says nothing. proxyJump is as written ({@code none} included); identityAgent
-     * is a socket path, {@code none} or {@code SSH_AUTH_SOCK}.
+     * is a socket path, {@code none} or {@code SSH_AUTH_SOCK}; algorithms are KexAlgorithms, Ciphers and
+     * MACs applied to this client's defaults.
      */
     public record HostOptions(String hostName, Integer port, String user, List<Path> identityFiles, String proxyJump,
                               List<Path> knownHostsFiles, HostKeyPolicy.UnknownHosts unknownHosts,
-                              Duration connectTimeout, Duration aliveInterval, String identityAgent) {
+                              Duration connectTimeout, Duration aliveInterval, String identityAgent,
+                              SshAlgorithms algorithms) {
     }
 
     private Path expand(String name, String hostName, HostConfigEntry entry, Call dial) {

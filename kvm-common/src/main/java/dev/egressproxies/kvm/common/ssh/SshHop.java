@@ -11,9 +11,10 @@ import java.util.Objects;
  * @param keyFiles        the private key files offered, in order; may be empty when an agent holds the keys
  * @param defaultKeyFiles OpenSSH's default identities that exist, offered when no key file is named: each is
  *                        passed over (as OpenSSH does) when it cannot be used, rather than failing the dial
+ * @param algorithms      the key exchanges, ciphers and MACs offered to this hop
  */
 public record SshHop(String host, int port, String user, List<Path> keyFiles, HostKeyPolicy hostKeyPolicy,
-                     List<Path> defaultKeyFiles) {
+                     List<Path> defaultKeyFiles, SshAlgorithms algorithms) {
 
     /** Checks every field, so a connection is never attempted with settings that cannot work. */
     public SshHop {
@@ -25,11 +26,18 @@ public record SshHop(String host, int port, String user, List<Path> keyFiles, Ho
         keyFiles = List.copyOf(keyFiles);
         Objects.requireNonNull(hostKeyPolicy, "hostKeyPolicy");
         defaultKeyFiles = List.copyOf(defaultKeyFiles);
+        Objects.requireNonNull(algorithms, "algorithms");
+    }
+
+    /** A hop offered this client's default algorithms. */
+    public SshHop(String host, int port, String user, List<Path> keyFiles, HostKeyPolicy hostKeyPolicy,
+            List<Path> defaultKeyFiles) {
+        this(host, port, user, keyFiles, hostKeyPolicy, defaultKeyFiles, SshAlgorithms.DEFAULT);
     }
 
     /** A hop without default identities: its keys are named, or the agent holds them. */
     public SshHop(String host, int port, String user, List<Path> keyFiles, HostKeyPolicy hostKeyPolicy) {
-        this(host, port, user, keyFiles, hostKeyPolicy, List.of());
+        this(host, port, user, keyFiles, hostKeyPolicy, List.of(), SshAlgorithms.DEFAULT);
     }
 
     /** {@code user@host:port}, as messages name the hop. */

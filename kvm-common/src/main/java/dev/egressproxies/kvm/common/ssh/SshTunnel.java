@@ -48,20 +48,18 @@ import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.common.AttributeRepository;
 import org.apache.sshd.common.AttributeRepository.AttributeKey;
 import org.apache.sshd.common.FactoryManager;
-import org.apache.sshd.common.NamedFactory;
 import org.apache.sshd.common.SshConstants;
 import org.apache.sshd.common.SshException;
 import org.apache.sshd.common.channel.ChannelFactory;
 import org.apache.sshd.common.channel.LocalWindow;
 import org.apache.sshd.common.channel.RequestHandler;
 import org.apache.sshd.common.channel.exception.SshChannelOpenException;
-import org.apache.sshd.common.cipher.BuiltinCiphers;
-import org.apache.sshd.common.cipher.Cipher;
 import org.apache.sshd.common.config.keys.FilePasswordProvider;
 import org.apache.sshd.common.config.keys.KeyUtils;
 import org.apache.sshd.common.config.keys.OpenSshCertificate;
 import org.apache.sshd.common.future.CancelOption;
 import org.apache.sshd.common.io.nio2.Nio2ServiceFactoryFactory;
+import org.apache.sshd.common.kex.KexProposalOption;
 import org.apache.sshd.common.keyprovider.KeyIdentityProvider;
 import org.apache.sshd.common.session.ConnectionService;
 import org.apache.sshd.common.session.Session;
@@ -78,8 +76,6 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         Ed25519Registrar.install();
     }
 
-    private static final List<BuiltinCiphers> PREFERRED_CIPHERS = List.of(BuiltinCiphers.aes128gcm,
-            BuiltinCiphers.aes256gcm);
     private static final AttributeKey<Attempt> ATTEMPT = new AttributeKey<>();
     /** libvirt's system socket, which virt-ssh-helper reaches for {@code qemu:///system}. */
     private static final String DEFAULT_SOCKET = "/var/run/libvirt/libvirt-sock";
@@ -566,8 +562,28 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                     + " to that user's ~/.ssh/authorized_keys on the host, or sign it with a CA the host's"
                     + " TrustedUserCAKeys names", cause);
         }
+        Optional<SshException> unagreed = keyExchangeFailure(cause);
+        if (unagreed.isPresent()) {
+            SshAlgorithms algorithms = hop.hop().algorithms();
+            return dial.failure(ErrorKind.PERMANENT, hop.label() + " and this client have no algorithm in common ("
+                    + unagreed.get().getMessage() + "): " + (algorithms.isDefault()
+                    ? "allow one of this client's algorithms in the host's sshd_config"
+                    : "ssh_config sets " + algorithms.written() + "; change that to include one the host offers, or"
+                            + " allow one of this client's in the host's sshd_config"), cause);
+        }
         return dial.transientFailure("SSH handshake with " + attempt.settings().destination() + " failed at "
                 + hop.label() + ": " + (cause == null ? "the connection closed" : cause.toString()), cause);
+    }
+
+    /** MINA's refusal when the two sides' proposals share no key exchange, host key type, cipher or MAC. */
+    private static Optional<SshException> keyExchangeFailure(Throwable cause) {
+        for (Throwable reason = cause; reason != null; reason = reason.getCause()) {
+            if (reason instanceof SshException ssh
+                    && ssh.getDisconnectCode() == SshConstants.SSH2_DISCONNECT_KEY_EXCHANGE_FAILED) {
+                return Optional.of(ssh);
+            }
+        }
+        return Optional.empty();
     }
 
     private static boolean isNoMoreAuthMethods(Throwable cause) {
@@ -616,10 +632,7 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 throw new IOException("this client forwards no agent");
             }
         });
-        List<NamedFactory<Cipher>> ciphers = new ArrayList<>();
-        PREFERRED_CIPHERS.stream().filter(BuiltinCiphers::isSupported).forEach(ciphers::add);
-        client.getCipherFactories().stream().filter(cipher -> !ciphers.contains(cipher)).forEach(ciphers::add);
-        client.setCipherFactories(ciphers);
+        client.setCipherFactories(SshAlgorithms.defaultCiphers());
         // Chosen explicitly rather than looked up with ServiceLoader.
         client.setIoServiceFactoryFactory(new Nio2ServiceFactoryFactory());
         CoreModuleProperties.HEARTBEAT_REQUEST.set(client, "keepalive@openssh.com");
@@ -658,13 +671,16 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                         client.setSignatureFactories(knownHosts.preferVerifiableAlgorithms(client.getSignatureFactories()));
                     }
                     hop.keyPairs().forEach(client::addPublicKeyIdentity);
+                    hop.hop().algorithms().applyTo(client);
                     if (hop.last()) {
                         // MINA's hook for the key the server accepted; check names it.
                         client.setPublicKeyAuthenticationReporter(new PublicKeyAuthenticationReporter() {
                             @Override
                             public void signalAuthenticationSuccess(ClientSession session, String service,
                                     KeyPair identity) {
-                                attempt.login().set(hop.describeLogin(identity));
+                                attempt.login().set(hop.describeLogin(identity) + " (key exchange "
+                                        + session.getNegotiatedKexParameter(KexProposalOption.ALGORITHMS) + ", cipher "
+                                        + session.getNegotiatedKexParameter(KexProposalOption.C2SENC) + ")");
                             }
                         });
                     }

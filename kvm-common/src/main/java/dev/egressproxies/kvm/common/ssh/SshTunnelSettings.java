@@ -116,7 +116,8 @@ public record SshTunnelSettings(SshHop target, List<SshHop> jumps, Path agentSoc
         return destination() + "; keys " + (keys.isEmpty() ? "none" : keys)
                 + (agentSocket == null ? "" : " and the agent's at " + agentSocket) + "; " + hostKeys
                 + "; handshake timeout " + handshakeTimeout.toSeconds() + " s, keepalive every "
-                + keepaliveInterval.toSeconds() + " s";
+                + keepaliveInterval.toSeconds() + " s"
+                + (target.algorithms().isDefault() ? "" : "; from ssh_config " + target.algorithms().written());
     }
 
     private static void requirePositive(Duration value, String name) {

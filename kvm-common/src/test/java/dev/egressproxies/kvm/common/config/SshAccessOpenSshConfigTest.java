@@ -9,6 +9,7 @@ import dev.egressproxies.api.Operation;
 import dev.egressproxies.api.ProviderException;
 import dev.egressproxies.kvm.common.Call;
 import dev.egressproxies.kvm.common.ssh.HostKeyPolicy;
+import dev.egressproxies.kvm.common.ssh.SshAlgorithms;
 import dev.egressproxies.kvm.common.ssh.SshHop;
 import dev.egressproxies.kvm.common.ssh.SshTunnelSettings;
 import java.nio.file.Files;
@@ -132,6 +133,36 @@ class SshAccessOpenSshConfigTest {
 
         assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
         assertThat(failure.getMessage()).contains(file.toString(), "StrictHostKeyChecking", "yes, accept-new or no");
+    }
+
+    @Test
+    void kexAlgorithmsCiphersAndMacsApplyToTheHopAndItsJumpHostEachByItsOwnBlocks() throws Exception {
+        Path file = config("Host hv1", "  ProxyJump old-bastion", "  Ciphers aes256-ctr,aes128-ctr",
+                "Host old-bastion", "  KexAlgorithms +diffie-hellman-group14-sha1",
+                "Host *", "  MACs -hmac-sha1*");
+
+        SshTunnelSettings settings = access(file).tunnelSettings(host("hv1", null, null, null), DIAL);
+
+        SshAlgorithms target = settings.target().algorithms();
+        assertThat(target.ciphers()).containsExactly("aes256-ctr", "aes128-ctr");
+        assertThat(target.keyExchanges()).isNull();
+        assertThat(target.macs()).contains("hmac-sha2-256-etm@openssh.com").noneMatch(mac -> mac.startsWith("hmac-sha1"));
+        SshAlgorithms jump = settings.jumps().get(0).algorithms();
+        assertThat(jump.keyExchanges()).endsWith("diffie-hellman-group14-sha1");
+        assertThat(jump.ciphers()).isNull();
+        assertThat(settings.effectiveValues()).contains("; from ssh_config Ciphers aes256-ctr,aes128-ctr; MACs ");
+    }
+
+    @Test
+    void algorithmsOfWhichThisClientHasNoneArePermanentAndNameTheFile() throws Exception {
+        Path file = config("Host hv1", "  KexAlgorithms sntrup4591761x25519-sha512@tinyssh.org");
+
+        ProviderException failure = catchThrowableOfType(ProviderException.class,
+                () -> access(file).tunnelSettings(host("hv1", null, null, null), DIAL));
+
+        assertThat(failure.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(failure.getMessage()).contains("ssh_config file " + file + " sets KexAlgorithms",
+                "no key exchange that egressctl's SSH client implements", "curve25519-sha256");
     }
 
     @Test

@@ -1,0 +1,60 @@
+package dev.egressproxies.kvm.common.ssh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** ssh_config's KexAlgorithms, Ciphers and MACs read with OpenSSH's syntax against this client's algorithms. */
+class SshAlgorithmsTest {
+    private static SshAlgorithms ciphers(String value) {
+        return SshAlgorithms.fromOpenSshConfig(null, value, null);
+    }
+
+    @Test
+    void nothingSetIsTheDefaults() {
+        SshAlgorithms none = SshAlgorithms.fromOpenSshConfig(null, null, null);
+        assertThat(none).isEqualTo(SshAlgorithms.DEFAULT);
+        assertThat(none.isDefault()).isTrue();
+        assertThat(none.written()).isEmpty();
+        assertThat(SshAlgorithms.defaultCiphers()).first().extracting(cipher -> cipher.getName())
+                .isEqualTo("aes128-gcm@openssh.com");
+    }
+
+    @Test
+    void aListReplacesTheDefaultsInItsOrderPassingOverWhatThisClientLacks() {
+        SshAlgorithms set = ciphers("aes256-ctr,no-such-cipher@example.org,aes128-ctr");
+        assertThat(set.ciphers()).containsExactly("aes256-ctr", "aes128-ctr");
+        assertThat(set.keyExchanges()).isNull();
+        assertThat(set.written()).isEqualTo("Ciphers aes256-ctr,no-such-cipher@example.org,aes128-ctr");
+    }
+
+    @Test
+    void plusAppendsMinusRemovesAndCaretPutsFirst() {
+        SshAlgorithms added = SshAlgorithms.fromOpenSshConfig("+diffie-hellman-group14-sha1", null, null);
+        assertThat(added.keyExchanges()).contains("curve25519-sha256").endsWith("diffie-hellman-group14-sha1");
+        assertThat(added.written()).isEqualTo("KexAlgorithms +diffie-hellman-group14-sha1");
+
+        SshAlgorithms removed = SshAlgorithms.fromOpenSshConfig("-sntrup761*,mlkem*", null, null);
+        assertThat(removed.keyExchanges()).contains("curve25519-sha256")
+                .noneMatch(name -> name.startsWith("sntrup761") || name.startsWith("mlkem"));
+
+        assertThat(ciphers("^aes256-ctr").ciphers()).startsWith("aes256-ctr", "aes128-gcm@openssh.com")
+                .doesNotHaveDuplicates();
+        assertThat(SshAlgorithms.fromOpenSshConfig(null, null, "hmac-sha2-512*").macs())
+                .containsExactly("hmac-sha2-512-etm@openssh.com", "hmac-sha2-512");
+    }
+
+    @Test
+    void aValueThatLeavesNothingIsRefusedNamingTheOptionAndWhatThisClientHas() {
+        assertThatThrownBy(() -> SshAlgorithms.fromOpenSshConfig("sntrup4591761x25519-sha512@tinyssh.org", null, null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("sets KexAlgorithms to 'sntrup4591761x25519-sha512@tinyssh.org'")
+                .hasMessageContaining("no key exchange that egressctl's SSH client implements")
+                .hasMessageContaining("curve25519-sha256");
+        assertThatThrownBy(() -> SshAlgorithms.fromOpenSshConfig(null, null, "-*"))
+                .hasMessageContaining("sets MACs to '-*', which leaves no MAC");
+        assertThatThrownBy(() -> ciphers(" , "))
+                .hasMessageContaining("names no cipher").hasMessageContaining("'ssh -Q cipher'");
+    }
+}
