@@ -57,7 +57,7 @@ class SshConfigAlgorithmsEndToEndTest {
                 "Ciphers aes256-ctr");
 
         assertThat(SshCheckDetails.of(check).get("hv-1")).as(check.toString())
-                .contains("(key exchange ecdh-sha2-nistp521, cipher aes256-ctr)")
+                .contains("(key exchange ecdh-sha2-nistp521, host key ssh-ed25519, cipher aes256-ctr)")
                 .contains("from ssh_config KexAlgorithms ecdh-sha2-nistp521,curve25519-sha256; Ciphers aes256-ctr");
     }
 

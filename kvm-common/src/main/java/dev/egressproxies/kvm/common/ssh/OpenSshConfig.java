@@ -69,8 +69,7 @@ public final class OpenSshConfig {
         String agent = entry.getProperty(HostConfigEntry.IDENTITY_AGENT);
         SshAlgorithms algorithms;
         try {
-            algorithms = SshAlgorithms.fromOpenSshConfig(entry.getProperty("KexAlgorithms"),
-                    entry.getProperty("Ciphers"), entry.getProperty("MACs"));
+            algorithms = SshAlgorithms.fromOpenSshConfig(entry::getProperty);
         } catch (IllegalArgumentException e) {
             throw dial.failure(ErrorKind.PERMANENT, "ssh_config file " + file + " " + e.getMessage(), e);
         }
@@ -88,8 +87,8 @@ public final class OpenSshConfig {
      * The options of one host this tool honours, named after their ssh_config keywords (connectTimeout:
      * ConnectTimeout, aliveInterval: ServerAliveInterval, unknownHosts: StrictHostKeyChecking); null or
      * empty where the file says nothing. proxyJump is as written ({@code none} included); identityAgent
-     * is a socket path, {@code none} or {@code SSH_AUTH_SOCK}; algorithms are KexAlgorithms, Ciphers and
-     * MACs applied to this client's defaults.
+     * is a socket path, {@code none} or {@code SSH_AUTH_SOCK}; algorithms are KexAlgorithms, Ciphers,
+     * MACs and HostKeyAlgorithms applied to this client's defaults.
      */
     public record HostOptions(String hostName, Integer port, String user, List<Path> identityFiles, String proxyJump,
                               List<Path> knownHostsFiles, HostKeyPolicy.UnknownHosts unknownHosts,

@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -18,10 +19,13 @@ import org.apache.sshd.common.cipher.Cipher;
 import org.apache.sshd.common.kex.BuiltinDHFactories;
 import org.apache.sshd.common.mac.BuiltinMacs;
 import org.apache.sshd.common.mac.Mac;
+import org.apache.sshd.common.signature.BuiltinSignatures;
+import org.apache.sshd.common.signature.Signature;
 
 /**
- * The key exchanges, ciphers and MACs one hop offers: this client's defaults as ssh_config's
- * {@code KexAlgorithms}, {@code Ciphers} and {@code MACs} change them, with OpenSSH's syntax (a
+ * The key exchanges, ciphers, MACs and host key algorithms one hop offers: this client's defaults
+ * as ssh_config's {@code KexAlgorithms}, {@code Ciphers}, {@code MACs} and {@code HostKeyAlgorithms}
+ * change them, with OpenSSH's syntax (a
  * list replaces the defaults; {@code +list} appends, {@code -list} removes, {@code ^list} puts
  * first; {@code *} and {@code ?} match any algorithm names). Names this client does not implement
  * are passed over, as ssh_config is shared with OpenSSH; a value that leaves none is refused.
@@ -29,12 +33,15 @@ import org.apache.sshd.common.mac.Mac;
  * @param keyExchanges the key exchange names in order, or null for the defaults
  * @param ciphers      the cipher names in order, or null for the defaults
  * @param macs         the MAC names in order, or null for the defaults
+ * @param hostKeys     the host key algorithm names in order, or null for the defaults (those of the
+ *                     known_hosts entries first)
  * @param written      the options as ssh_config writes them, as check prints them: {@code KexAlgorithms
  *                     +a; Ciphers b}; empty when it sets none
  */
-public record SshAlgorithms(List<String> keyExchanges, List<String> ciphers, List<String> macs, String written) {
-    /** This client's defaults, as when ssh_config sets none of the three. */
-    public static final SshAlgorithms DEFAULT = new SshAlgorithms(null, null, null, "");
+public record SshAlgorithms(List<String> keyExchanges, List<String> ciphers, List<String> macs,
+                            List<String> hostKeys, String written) {
+    /** This client's defaults, as when ssh_config sets none of the four. */
+    public static final SshAlgorithms DEFAULT = new SshAlgorithms(null, null, null, null, "");
 
     /** Ciphers put first: AES-GCM is the fastest here (the CPU's AES instructions), as OpenSSH prefers it. */
     private static final List<BuiltinCiphers> PREFERRED_CIPHERS = List.of(BuiltinCiphers.aes128gcm,
@@ -45,10 +52,11 @@ public record SshAlgorithms(List<String> keyExchanges, List<String> ciphers, Lis
         keyExchanges = keyExchanges == null ? null : List.copyOf(keyExchanges);
         ciphers = ciphers == null ? null : List.copyOf(ciphers);
         macs = macs == null ? null : List.copyOf(macs);
+        hostKeys = hostKeys == null ? null : List.copyOf(hostKeys);
         Objects.requireNonNull(written, "written");
     }
 
-    /** One of the three ssh_config options, with this client's defaults and all it implements. */
+    /** One of the four ssh_config options, with this client's defaults and all it implements. */
     private enum Option {
         KEX_ALGORITHMS("KexAlgorithms", "key exchange", "kex",
                 () -> names(ClientBuilder.setUpDefaultKeyExchanges(true)),
@@ -59,7 +67,11 @@ public record SshAlgorithms(List<String> keyExchanges, List<String> ciphers, Lis
                         .filter(BuiltinCiphers::isSupported).map(NamedResource::getName).toList()),
         MACS("MACs", "MAC", "mac", () -> names(BaseBuilder.setUpDefaultMacs(true)),
                 () -> BuiltinMacs.VALUES.stream().filter(BuiltinMacs::isSupported).map(NamedResource::getName)
-                        .toList());
+                        .toList()),
+        HOST_KEY_ALGORITHMS("HostKeyAlgorithms", "host key algorithm", "HostKeyAlgorithms",
+                () -> names(ClientBuilder.setUpDefaultSignatureFactories(true)),
+                () -> BuiltinSignatures.VALUES.stream().filter(BuiltinSignatures::isSupported)
+                        .map(NamedResource::getName).toList());
 
         private final String keyword;
         private final String noun;
@@ -80,22 +92,19 @@ public record SshAlgorithms(List<String> keyExchanges, List<String> ciphers, Lis
     /**
      * The algorithms ssh_config's values give, each null when the file does not set it.
      *
+     * @param values an ssh_config keyword's value for this host, or null when no Host block sets it
      * @throws IllegalArgumentException naming the option when a value leaves no algorithm this client implements
      */
-    public static SshAlgorithms fromOpenSshConfig(String kexAlgorithms, String ciphers, String macs) {
+    public static SshAlgorithms fromOpenSshConfig(Function<String, String> values) {
         List<String> written = new ArrayList<>();
         for (Option option : Option.values()) {
-            String value = switch (option) {
-                case KEX_ALGORITHMS -> kexAlgorithms;
-                case CIPHERS -> ciphers;
-                case MACS -> macs;
-            };
+            String value = values.apply(option.keyword);
             if (value != null) {
                 written.add(option.keyword + " " + value.strip());
             }
         }
-        return new SshAlgorithms(resolve(Option.KEX_ALGORITHMS, kexAlgorithms), resolve(Option.CIPHERS, ciphers),
-                resolve(Option.MACS, macs), String.join("; ", written));
+        return new SshAlgorithms(resolve(Option.KEX_ALGORITHMS, values), resolve(Option.CIPHERS, values),
+                resolve(Option.MACS, values), resolve(Option.HOST_KEY_ALGORITHMS, values), String.join("; ", written));
     }
 
     /** The ciphers every session starts with: MINA's defaults, AES-GCM first. */
@@ -107,9 +116,9 @@ public record SshAlgorithms(List<String> keyExchanges, List<String> ciphers, Lis
         return ciphers;
     }
 
-    /** Whether ssh_config changed none of the three. */
+    /** Whether ssh_config changed none of the four. */
     public boolean isDefault() {
-        return keyExchanges == null && ciphers == null && macs == null;
+        return keyExchanges == null && ciphers == null && macs == null && hostKeys == null;
     }
 
     /** Offers these algorithms in the session's key exchange; call before it sends its proposal. */
@@ -125,9 +134,14 @@ public record SshAlgorithms(List<String> keyExchanges, List<String> ciphers, Lis
         if (macs != null) {
             session.setMacFactories(macs.stream().<NamedFactory<Mac>>map(BuiltinMacs::fromFactoryName).toList());
         }
+        if (hostKeys != null) {
+            session.setSignatureFactories(hostKeys.stream().<NamedFactory<Signature>>map(
+                    BuiltinSignatures::fromFactoryName).toList());
+        }
     }
 
-    private static List<String> resolve(Option option, String value) {
+    private static List<String> resolve(Option option, Function<String, String> values) {
+        String value = values.apply(option.keyword);
         if (value == null) {
             return null;
         }

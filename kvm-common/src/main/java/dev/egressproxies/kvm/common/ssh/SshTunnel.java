@@ -613,7 +613,9 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         client.setHostConfigEntryResolver(HostConfigEntryResolver.EMPTY);
         client.setKeyIdentityProvider(KeyIdentityProvider.EMPTY_KEYS_PROVIDER);
         client.setFilePasswordProvider(FilePasswordProvider.EMPTY);
-        client.setUserAuthFactories(List.of(UserAuthPublicKeyFactory.INSTANCE));
+        // Public key login signs with a list of its own: a session's list is its host key algorithms,
+        // which ssh_config's HostKeyAlgorithms may narrow to types no user key has.
+        client.setUserAuthFactories(List.of(new UserAuthPublicKeyFactory(List.copyOf(client.getSignatureFactories()))));
         client.setAgentFactory(new SshAgentFactory() {
             @Override
             public SshAgent createClient(Session session, FactoryManager manager) throws IOException {
@@ -667,11 +669,13 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                 if (attempt != null && session instanceof ClientSession client) {
                     HopAccess hop = attempt.next();
                     client.setServerKeyVerifier(hop.verifier());
-                    if (hop.verifier() instanceof KnownHostsVerifier knownHosts) {
+                    SshAlgorithms algorithms = hop.hop().algorithms();
+                    // As OpenSSH: HostKeyAlgorithms in ssh_config is taken as written, not reordered by known_hosts.
+                    if (algorithms.hostKeys() == null && hop.verifier() instanceof KnownHostsVerifier knownHosts) {
                         client.setSignatureFactories(knownHosts.preferVerifiableAlgorithms(client.getSignatureFactories()));
                     }
+                    algorithms.applyTo(client);
                     hop.keyPairs().forEach(client::addPublicKeyIdentity);
-                    hop.hop().algorithms().applyTo(client);
                     if (hop.last()) {
                         // MINA's hook for the key the server accepted; check names it.
                         client.setPublicKeyAuthenticationReporter(new PublicKeyAuthenticationReporter() {
@@ -679,7 +683,8 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
                             public void signalAuthenticationSuccess(ClientSession session, String service,
                                     KeyPair identity) {
                                 attempt.login().set(hop.describeLogin(identity) + " (key exchange "
-                                        + session.getNegotiatedKexParameter(KexProposalOption.ALGORITHMS) + ", cipher "
+                                        + session.getNegotiatedKexParameter(KexProposalOption.ALGORITHMS) + ", host key "
+                                        + session.getNegotiatedKexParameter(KexProposalOption.SERVERKEYS) + ", cipher "
                                         + session.getNegotiatedKexParameter(KexProposalOption.C2SENC) + ")");
                             }
                         });
