@@ -49,18 +49,7 @@ class Kvm2ApplyAcrossHostsEndToEndTest {
 
     @AfterEach
     void removeWhatTheEntryMade() {
-        for (String host : List.of(KvmTestConfig.HOST, KvmTestConfig.HOST2)) {
-            Virsh virsh = StackHypervisors.virsh(stack, host);
-            for (String domain : virsh.domainsNamed(entry)) {
-                if (virsh.virsh("list", "--state-running", "--state-paused", "--name").lines().anyMatch(domain::equals)) {
-                    virsh.virsh("destroy", domain);
-                }
-                virsh.virsh("undefine", domain, "--managed-save", "--snapshots-metadata", "--nvram");
-            }
-            for (String volume : virsh.volumesNamed(stack.pool(), entry)) {
-                virsh.virsh("vol-delete", "--pool", stack.pool(), volume);
-            }
-        }
+        StackHypervisors.removeNamed(stack, entry);
     }
 
     @Test

@@ -21,7 +21,6 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -86,15 +85,7 @@ class Kvm2FleetEndToEndTest {
     void removeWhatTheEntryMade() {
         // Names claims and cordons are volumes ENTRY+NAME.claim and ENTRY+HOST.cordon in the claims
         // host's pool: they start with the entry's name like its instances and bases.
-        for (String host : List.of(HOST, HOST2)) {
-            Virsh virsh = StackHypervisors.virsh(stack, host);
-            for (String domain : virsh.domainsNamed(entry)) {
-                removeDomain(virsh, domain);
-            }
-            for (String volume : virsh.volumesNamed(stack.pool(), entry)) {
-                virsh.virsh("vol-delete", "--pool", stack.pool(), volume);
-            }
-        }
+        StackHypervisors.removeNamed(stack, entry);
     }
 
     @Test
@@ -478,17 +469,10 @@ class Kvm2FleetEndToEndTest {
     /** Removes the domain {@code name} on {@code host} with its overlay and seed, behind the backend's back. */
     private void removeInstance(String host, String name) {
         Virsh virsh = StackHypervisors.virsh(stack, host);
-        removeDomain(virsh, name);
+        virsh.removeDomain(name);
         for (String volume : virsh.volumesNamed(stack.pool(), entry + "+" + name + ".")) {
             virsh.virsh("vol-delete", "--pool", stack.pool(), volume);
         }
-    }
-
-    private static void removeDomain(Virsh virsh, String domain) {
-        if (virsh.virsh("list", "--state-running", "--state-paused", "--name").lines().anyMatch(domain::equals)) {
-            virsh.virsh("destroy", domain);
-        }
-        virsh.virsh("undefine", domain, "--managed-save", "--snapshots-metadata", "--nvram");
     }
 
     /** The PID of the second libvirtd, read now: {@code test-stack.sh up} may have restarted it. */

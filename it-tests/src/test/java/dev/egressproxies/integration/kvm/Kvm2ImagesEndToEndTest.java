@@ -65,15 +65,7 @@ class Kvm2ImagesEndToEndTest {
 
     @AfterEach
     void removeWhatTheEntryMade() {
-        for (String host : List.of(HOST, HOST2)) {
-            Virsh virsh = StackHypervisors.virsh(stack, host);
-            for (String domain : virsh.domainsNamed(entry)) {
-                removeDomain(virsh, domain);
-            }
-            for (String volume : virsh.volumesNamed(stack.pool(), entry)) {
-                virsh.virsh("vol-delete", "--pool", stack.pool(), volume);
-            }
-        }
+        StackHypervisors.removeNamed(stack, entry);
     }
 
     @Test
@@ -260,17 +252,10 @@ class Kvm2ImagesEndToEndTest {
     }
 
     private void removeInstance(Virsh virsh, String name) {
-        removeDomain(virsh, name);
+        virsh.removeDomain(name);
         for (String volume : virsh.volumesNamed(stack.pool(), entry + "+" + name + ".")) {
             virsh.virsh("vol-delete", "--pool", stack.pool(), volume);
         }
-    }
-
-    private static void removeDomain(Virsh virsh, String domain) {
-        if (virsh.virsh("list", "--state-running", "--state-paused", "--name").lines().anyMatch(domain::equals)) {
-            virsh.virsh("destroy", domain);
-        }
-        virsh.virsh("undefine", domain, "--managed-save", "--snapshots-metadata", "--nvram");
     }
 
     private static JsonNode check(EgressctlProcess.Result result, String name) throws IOException {

@@ -50,17 +50,7 @@ class Kvm2ReplicasEndToEndTest {
     @AfterEach
     void removeWhatTheEntriesMade() {
         replicas.forEach(ServeProcess::close);
-        for (Virsh virsh : StackHypervisors.all(stack)) {
-            for (String entry : List.of(entryA, entryB)) {
-                for (String domain : virsh.domainsNamed(entry)) {
-                    virsh.virsh("destroy", domain);
-                    virsh.virsh("undefine", domain, "--managed-save", "--snapshots-metadata", "--nvram");
-                }
-                for (String volume : virsh.volumesNamed(stack.pool(), entry)) {
-                    virsh.virsh("vol-delete", "--pool", stack.pool(), volume);
-                }
-            }
-        }
+        StackHypervisors.removeNamed(stack, entryA, entryB);
     }
 
     @Test

@@ -64,18 +64,7 @@ class Kvm2ServeEndToEndTest {
     void removeWhatTheEntryMade() {
         LibvirtdFreezer.thaw();
         StackSshd.revive();
-        for (String host : List.of(KvmTestConfig.HOST, KvmTestConfig.HOST2)) {
-            Virsh virsh = StackHypervisors.virsh(stack, host);
-            for (String domain : virsh.domainsNamed(entry)) {
-                if (running(virsh, domain)) {
-                    virsh.virsh("destroy", domain);
-                }
-                virsh.virsh("undefine", domain, "--managed-save", "--snapshots-metadata", "--nvram");
-            }
-            for (String volume : virsh.volumesNamed(stack.pool(), entry)) {
-                virsh.virsh("vol-delete", "--pool", stack.pool(), volume);
-            }
-        }
+        StackHypervisors.removeNamed(stack, entry);
     }
 
     @Test

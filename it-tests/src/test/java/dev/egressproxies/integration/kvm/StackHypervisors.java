@@ -28,6 +28,18 @@ final class StackHypervisors {
         return List.of(virsh(stack, KvmTestConfig.HOST), virsh(stack, KvmTestConfig.HOST2));
     }
 
+    /**
+     * Removes from both hosts every domain and volume whose name starts with one of {@code
+     * prefixes}: an entry's instances, bases, claims and cordons all start with its name.
+     */
+    static void removeNamed(TestStack stack, String... prefixes) {
+        for (Virsh virsh : all(stack)) {
+            for (String prefix : prefixes) {
+                virsh.removeNamed(stack.pool(), prefix);
+            }
+        }
+    }
+
     /** The host part of a provider ID {@code HOST/NAME}. */
     static String hostOf(String id) {
         int slash = id.indexOf('/');

@@ -60,6 +60,25 @@ public final class Virsh {
                 .map(line -> line.split("\\s+")[0]).filter(name -> name.startsWith(prefix)).toList();
     }
 
+    /**
+     * Removes every domain (stopped first) and every volume of {@code pool} whose name starts with
+     * {@code prefix}: what a test's entry made there.
+     */
+    public void removeNamed(String pool, String prefix) {
+        domainsNamed(prefix).forEach(this::removeDomain);
+        for (String volume : volumesNamed(pool, prefix)) {
+            virsh("vol-delete", "--pool", pool, volume);
+        }
+    }
+
+    /** Stops the domain if it runs and undefines it, leaving its volumes. */
+    public void removeDomain(String domain) {
+        if (virsh("list", "--state-running", "--state-paused", "--name").lines().anyMatch(domain::equals)) {
+            virsh("destroy", domain);
+        }
+        virsh("undefine", domain, "--managed-save", "--snapshots-metadata", "--nvram");
+    }
+
     /** The connection URI. */
     public String uri() {
         return uri;
