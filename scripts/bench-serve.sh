@@ -36,15 +36,9 @@ now() { date +%s.%N; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", b - a }'; }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
 
-egressctl="$root/runtime/target/egressctl/bin/egressctl"
-[ -x "$egressctl" ] || "$root/egressctl" --version >/dev/null
-"$root/scripts/test-stack.sh" up >/dev/null 2>&1 || "$root/scripts/test-stack.sh" up
-stack_dir=${EGRESS_TEST_STACK_DIR:-/tmp/egress-test-stack}
-# shellcheck source=/dev/null
-. "$stack_dir/env"
-host1_uri=qemu:///system
-host2_uri=$EGRESS_TEST_HOST2_LIBVIRT_URI
-pool=$EGRESS_TEST_POOL
+# shellcheck source=lib/stack-entry.sh
+. "$root/scripts/lib/stack-entry.sh"
+stack_up "$root"
 
 # Not egress-it-: the integration tests' leftover sweeps would remove these under the benchmark.
 readonly prefix=egress-sbench
@@ -84,8 +78,6 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 remove_entry_things "$prefix-"
 
-# shellcheck source=lib/stack-entry.sh
-. "$root/scripts/lib/stack-entry.sh"
 kvm2_two_host_entry "$entry" "$pool" "$EGRESS_TEST_HTTP_URL/$EGRESS_TEST_IMAGE_QCOW2" >"$work/egress.yaml"
 ctl() { "$egressctl" --config "$work/egress.yaml" "$@"; }
 

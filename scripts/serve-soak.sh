@@ -35,15 +35,9 @@ python=/usr/bin/python3
 say() { printf '[serve-soak %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 echo "[serve-soak] seed $seed (replay with SOAK_SEED=$seed), $minutes minutes of faults"
 
-egressctl="$root/runtime/target/egressctl/bin/egressctl"
-[ -x "$egressctl" ] || "$root/egressctl" --version >/dev/null
-"$root/scripts/test-stack.sh" up >/dev/null 2>&1 || "$root/scripts/test-stack.sh" up
-stack_dir=${EGRESS_TEST_STACK_DIR:-/tmp/egress-test-stack}
-# shellcheck source=/dev/null
-. "$stack_dir/env"
-host1_uri=qemu:///system
-host2_uri=$EGRESS_TEST_HOST2_LIBVIRT_URI
-pool=$EGRESS_TEST_POOL
+# shellcheck source=lib/stack-entry.sh
+. "$root/scripts/lib/stack-entry.sh"
+stack_up "$root"
 
 # Not egress-it-: the integration tests' leftover sweeps would remove a soak's domains under it.
 readonly prefix=egress-soak
@@ -102,8 +96,6 @@ image_port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.
 image_pid=$!
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$image_port/SHA256SUMS" && break; sleep 0.1; done
 
-# shellcheck source=lib/stack-entry.sh
-. "$root/scripts/lib/stack-entry.sh"
 kvm2_two_host_entry "$entry" "$pool" "http://127.0.0.1:$image_port/$EGRESS_TEST_IMAGE_QCOW2" >"$work/egress.yaml"
 
 # The desired set: one proxy NAME per line in $work/names; proxy NN lives on local when NN is odd.

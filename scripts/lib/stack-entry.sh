@@ -1,5 +1,23 @@
+# shellcheck shell=bash
 # The test stack's two hypervisors as one kvm2 entry, for the serve scripts (sourced, not run).
-# Needs the stack's environment (scripts/test-stack.sh env) loaded.
+
+# stack_up ROOT: builds the launcher if missing, brings the stack up, loads its environment and sets
+# egressctl (the launcher), stack_dir, host1_uri and host2_uri (the two libvirtds) and pool.
+# shellcheck disable=SC2034 # the variables are for the sourcing script
+stack_up() {
+  local root=$1
+  stack_dir=${EGRESS_TEST_STACK_DIR:-/tmp/egress-test-stack}
+  egressctl="$root/runtime/target/egressctl/bin/egressctl"
+  [ -x "$egressctl" ] || "$root/egressctl" --version >/dev/null
+  "$root/scripts/test-stack.sh" up >/dev/null 2>&1 || "$root/scripts/test-stack.sh" up
+  # shellcheck source=/dev/null
+  . "$stack_dir/env"
+  host1_uri=qemu:///system
+  host2_uri=$EGRESS_TEST_HOST2_LIBVIRT_URI
+  pool=$EGRESS_TEST_POOL
+}
+
+# The functions below need the stack's environment loaded (stack_up).
 
 # kvm2_two_host_entry ENTRY POOL IMAGE_URL: prints a config with entry ENTRY on hosts local and
 # local2 (both using POOL), machine type small and image tiny at IMAGE_URL.
