@@ -23,10 +23,10 @@ import org.apache.sshd.common.signature.BuiltinSignatures;
 import org.apache.sshd.common.signature.Signature;
 
 /**
- * The key exchanges, ciphers, MACs and host key algorithms one hop offers: this client's defaults
- * as ssh_config's {@code KexAlgorithms}, {@code Ciphers}, {@code MACs} and {@code HostKeyAlgorithms}
- * change them, with OpenSSH's syntax (a
- * list replaces the defaults; {@code +list} appends, {@code -list} removes, {@code ^list} puts
+ * The key exchanges, ciphers, MACs, host key algorithms and public key signatures one hop uses:
+ * this client's defaults as ssh_config's {@code KexAlgorithms}, {@code Ciphers}, {@code MACs},
+ * {@code HostKeyAlgorithms} and {@code PubkeyAcceptedAlgorithms} (or its old name {@code
+ * PubkeyAcceptedKeyTypes}) change them, with OpenSSH's syntax (a list replaces the defaults; {@code +list} appends, {@code -list} removes, {@code ^list} puts
  * first; {@code *} and {@code ?} match any algorithm names). Names this client does not implement
  * are passed over, as ssh_config is shared with OpenSSH; a value that leaves none is refused.
  *
@@ -35,13 +35,14 @@ import org.apache.sshd.common.signature.Signature;
  * @param macs         the MAC names in order, or null for the defaults
  * @param hostKeys     the host key algorithm names in order, or null for the defaults (those of the
  *                     known_hosts entries first)
+ * @param publicKeys   the signature algorithms public key login may use, in order, or null for the defaults
  * @param written      the options as ssh_config writes them, as check prints them: {@code KexAlgorithms
  *                     +a; Ciphers b}; empty when it sets none
  */
 public record SshAlgorithms(List<String> keyExchanges, List<String> ciphers, List<String> macs,
-                            List<String> hostKeys, String written) {
-    /** This client's defaults, as when ssh_config sets none of the four. */
-    public static final SshAlgorithms DEFAULT = new SshAlgorithms(null, null, null, null, "");
+                            List<String> hostKeys, List<String> publicKeys, String written) {
+    /** This client's defaults, as when ssh_config sets none of the five. */
+    public static final SshAlgorithms DEFAULT = new SshAlgorithms(null, null, null, null, null, "");
 
     /** Ciphers put first: AES-GCM is the fastest here (the CPU's AES instructions), as OpenSSH prefers it. */
     private static final List<BuiltinCiphers> PREFERRED_CIPHERS = List.of(BuiltinCiphers.aes128gcm,
@@ -53,39 +54,48 @@ public record SshAlgorithms(List<String> keyExchanges, List<String> ciphers, Lis
         ciphers = ciphers == null ? null : List.copyOf(ciphers);
         macs = macs == null ? null : List.copyOf(macs);
         hostKeys = hostKeys == null ? null : List.copyOf(hostKeys);
+        publicKeys = publicKeys == null ? null : List.copyOf(publicKeys);
         Objects.requireNonNull(written, "written");
     }
 
-    /** One of the four ssh_config options, with this client's defaults and all it implements. */
+    /** One of the five ssh_config options, with this client's defaults and all it implements. */
     private enum Option {
-        KEX_ALGORITHMS("KexAlgorithms", "key exchange", "kex",
+        KEX_ALGORITHMS("KexAlgorithms", null, "key exchange", "kex",
                 () -> names(ClientBuilder.setUpDefaultKeyExchanges(true)),
                 () -> BuiltinDHFactories.VALUES.stream().filter(BuiltinDHFactories::isSupported)
                         .map(NamedResource::getName).toList()),
-        CIPHERS("Ciphers", "cipher", "cipher", () -> names(defaultCiphers()),
+        CIPHERS("Ciphers", null, "cipher", "cipher", () -> names(defaultCiphers()),
                 () -> BuiltinCiphers.VALUES.stream().filter(cipher -> cipher != BuiltinCiphers.none)
                         .filter(BuiltinCiphers::isSupported).map(NamedResource::getName).toList()),
-        MACS("MACs", "MAC", "mac", () -> names(BaseBuilder.setUpDefaultMacs(true)),
+        MACS("MACs", null, "MAC", "mac", () -> names(BaseBuilder.setUpDefaultMacs(true)),
                 () -> BuiltinMacs.VALUES.stream().filter(BuiltinMacs::isSupported).map(NamedResource::getName)
                         .toList()),
-        HOST_KEY_ALGORITHMS("HostKeyAlgorithms", "host key algorithm", "HostKeyAlgorithms",
-                () -> names(ClientBuilder.setUpDefaultSignatureFactories(true)),
-                () -> BuiltinSignatures.VALUES.stream().filter(BuiltinSignatures::isSupported)
-                        .map(NamedResource::getName).toList());
+        HOST_KEY_ALGORITHMS("HostKeyAlgorithms", null, "host key algorithm", "HostKeyAlgorithms",
+                SshAlgorithms::defaultSignatures, SshAlgorithms::implementedSignatures),
+        PUBKEY_ACCEPTED_ALGORITHMS("PubkeyAcceptedAlgorithms", "PubkeyAcceptedKeyTypes", "public key algorithm",
+                "PubkeyAcceptedAlgorithms", SshAlgorithms::defaultSignatures, SshAlgorithms::implementedSignatures);
 
         private final String keyword;
+        private final String formerKeyword;
         private final String noun;
         private final String query;
         private final Supplier<List<String>> defaults;
         private final Supplier<List<String>> implemented;
 
-        Option(String keyword, String noun, String query, Supplier<List<String>> defaults,
+        Option(String keyword, String formerKeyword, String noun, String query, Supplier<List<String>> defaults,
                 Supplier<List<String>> implemented) {
             this.keyword = keyword;
+            this.formerKeyword = formerKeyword;
             this.noun = noun;
             this.query = query;
             this.defaults = defaults;
             this.implemented = implemented;
+        }
+
+        /** What ssh_config sets, under this keyword or its former one; null when nothing. */
+        String valueIn(Function<String, String> values) {
+            String value = values.apply(keyword);
+            return value != null || formerKeyword == null ? value : values.apply(formerKeyword);
         }
     }
 
@@ -98,13 +108,14 @@ public record SshAlgorithms(List<String> keyExchanges, List<String> ciphers, Lis
     public static SshAlgorithms fromOpenSshConfig(Function<String, String> values) {
         List<String> written = new ArrayList<>();
         for (Option option : Option.values()) {
-            String value = values.apply(option.keyword);
+            String value = option.valueIn(values);
             if (value != null) {
                 written.add(option.keyword + " " + value.strip());
             }
         }
         return new SshAlgorithms(resolve(Option.KEX_ALGORITHMS, values), resolve(Option.CIPHERS, values),
-                resolve(Option.MACS, values), resolve(Option.HOST_KEY_ALGORITHMS, values), String.join("; ", written));
+                resolve(Option.MACS, values), resolve(Option.HOST_KEY_ALGORITHMS, values),
+                resolve(Option.PUBKEY_ACCEPTED_ALGORITHMS, values), String.join("; ", written));
     }
 
     /** The ciphers every session starts with: MINA's defaults, AES-GCM first. */
@@ -116,9 +127,14 @@ public record SshAlgorithms(List<String> keyExchanges, List<String> ciphers, Lis
         return ciphers;
     }
 
-    /** Whether ssh_config changed none of the four. */
+    /** Whether ssh_config changed none of the five. */
     public boolean isDefault() {
-        return keyExchanges == null && ciphers == null && macs == null && hostKeys == null;
+        return keyExchanges == null && ciphers == null && macs == null && hostKeys == null && publicKeys == null;
+    }
+
+    /** The signatures public key login may use: ssh_config's, else {@code defaults}. */
+    public List<NamedFactory<Signature>> publicKeySignatures(List<NamedFactory<Signature>> defaults) {
+        return publicKeys == null ? defaults : signatures(publicKeys);
     }
 
     /** Offers these algorithms in the session's key exchange; call before it sends its proposal. */
@@ -135,13 +151,25 @@ public record SshAlgorithms(List<String> keyExchanges, List<String> ciphers, Lis
             session.setMacFactories(macs.stream().<NamedFactory<Mac>>map(BuiltinMacs::fromFactoryName).toList());
         }
         if (hostKeys != null) {
-            session.setSignatureFactories(hostKeys.stream().<NamedFactory<Signature>>map(
-                    BuiltinSignatures::fromFactoryName).toList());
+            session.setSignatureFactories(signatures(hostKeys));
         }
     }
 
+    private static List<NamedFactory<Signature>> signatures(List<String> names) {
+        return names.stream().<NamedFactory<Signature>>map(BuiltinSignatures::fromFactoryName).toList();
+    }
+
+    private static List<String> defaultSignatures() {
+        return names(ClientBuilder.setUpDefaultSignatureFactories(true));
+    }
+
+    private static List<String> implementedSignatures() {
+        return BuiltinSignatures.VALUES.stream().filter(BuiltinSignatures::isSupported).map(NamedResource::getName)
+                .toList();
+    }
+
     private static List<String> resolve(Option option, Function<String, String> values) {
-        String value = values.apply(option.keyword);
+        String value = option.valueIn(values);
         if (value == null) {
             return null;
         }

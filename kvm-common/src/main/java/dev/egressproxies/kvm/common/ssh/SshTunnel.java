@@ -31,6 +31,7 @@ import org.apache.sshd.agent.SshAgentFactory;
 import org.apache.sshd.agent.SshAgentServer;
 import org.apache.sshd.client.SshClient;
 import org.apache.sshd.client.auth.pubkey.PublicKeyAuthenticationReporter;
+import org.apache.sshd.client.auth.pubkey.UserAuthPublicKey;
 import org.apache.sshd.client.auth.pubkey.UserAuthPublicKeyFactory;
 import org.apache.sshd.client.channel.AbstractClientChannel;
 import org.apache.sshd.client.channel.AsyncCapableClientChannel;
@@ -556,11 +557,13 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
             hop.keyPairs().forEach(pair -> offered.add(describe(pair.getPublic())));
             attempt.agentKeys().forEach(key -> offered.add(describe(key) + " from the agent"));
             String files = hop.hop().keyFiles().stream().map(Path::toString).collect(Collectors.joining(", "));
+            List<String> accepted = hop.hop().algorithms().publicKeys();
             return dial.failure(ErrorKind.PERMANENT, hop.label() + " did not accept any key offered for user "
                     + hop.hop().user() + " (" + String.join(", ", offered) + "): add one of their public keys"
                     + (files.isEmpty() ? "" : " ('ssh-keygen -y -f " + hop.hop().keyFiles().get(0) + "')")
                     + " to that user's ~/.ssh/authorized_keys on the host, or sign it with a CA the host's"
-                    + " TrustedUserCAKeys names", cause);
+                    + " TrustedUserCAKeys names" + (accepted == null ? "" : "; ssh_config's PubkeyAcceptedAlgorithms"
+                    + " lets only keys of " + String.join(",", accepted) + " be offered"), cause);
         }
         Optional<SshException> unagreed = keyExchangeFailure(cause);
         if (unagreed.isPresent()) {
@@ -615,7 +618,15 @@ public final class SshTunnel implements UnixSocketRelay.Upstream {
         client.setFilePasswordProvider(FilePasswordProvider.EMPTY);
         // Public key login signs with a list of its own: a session's list is its host key algorithms,
         // which ssh_config's HostKeyAlgorithms may narrow to types no user key has.
-        client.setUserAuthFactories(List.of(new UserAuthPublicKeyFactory(List.copyOf(client.getSignatureFactories()))));
+        client.setUserAuthFactories(List.of(new UserAuthPublicKeyFactory(List.copyOf(client.getSignatureFactories())) {
+            @Override
+            public UserAuthPublicKey createUserAuth(ClientSession session) {
+                Attempt attempt = attemptOf(session);
+                HopAccess hop = attempt == null ? null : attempt.current();
+                return new UserAuthPublicKey(hop == null ? getSignatureFactories()
+                        : hop.hop().algorithms().publicKeySignatures(getSignatureFactories()));
+            }
+        }));
         client.setAgentFactory(new SshAgentFactory() {
             @Override
             public SshAgent createClient(Session session, FactoryManager manager) throws IOException {

@@ -51,6 +51,10 @@ class SshAlgorithmsTest {
         SshAlgorithms hostKeys = SshAlgorithms.fromOpenSshConfig(Map.of("HostKeyAlgorithms", "ssh-ed25519*")::get);
         assertThat(hostKeys.hostKeys()).containsExactlyInAnyOrder("ssh-ed25519", "ssh-ed25519-cert-v01@openssh.com");
         assertThat(hostKeys.isDefault()).isFalse();
+        // OpenSSH's former name of PubkeyAcceptedAlgorithms is read too, and written under the new one.
+        SshAlgorithms publicKeys = SshAlgorithms.fromOpenSshConfig(Map.of("PubkeyAcceptedKeyTypes", "-ssh-rsa")::get);
+        assertThat(publicKeys.publicKeys()).contains("rsa-sha2-512", "ssh-ed25519").doesNotContain("ssh-rsa");
+        assertThat(publicKeys.written()).isEqualTo("PubkeyAcceptedAlgorithms -ssh-rsa");
     }
 
     @Test

@@ -81,6 +81,19 @@ class SshTunnelAlgorithmsTest {
     }
 
     @Test
+    void pubkeyAcceptedAlgorithmsDecideWhichKeysAreOffered() throws Exception {
+        assertThat(route(SSHD, TestKeys.Client.RSA_OPENSSH, SSHD.knownHosts(), SshAlgorithms.fromOpenSshConfig(
+                Map.of("PubkeyAcceptedAlgorithms", "rsa-sha2-512,ssh-ed25519")::get))).contains("logged in with ssh-rsa");
+
+        ProviderException refused = catchThrowableOfType(ProviderException.class, () -> route(SSHD,
+                TestKeys.Client.RSA_OPENSSH, SSHD.knownHosts(), SshAlgorithms.fromOpenSshConfig(
+                        Map.of("PubkeyAcceptedAlgorithms", "ssh-ed25519")::get)));
+        assertThat(refused.kind()).isEqualTo(ErrorKind.PERMANENT);
+        assertThat(refused.getMessage()).contains("did not accept any key offered")
+                .contains("ssh_config's PubkeyAcceptedAlgorithms lets only keys of ssh-ed25519 be offered");
+    }
+
+    @Test
     void aKeyExchangeAddedWithPlusReachesAHostThatNeedsIt() throws Exception {
         assertThat(route(LEGACY, SshAlgorithms.fromOpenSshConfig(Map.of("KexAlgorithms", "+diffie-hellman-group14-sha1")::get)))
                 .contains("(key exchange diffie-hellman-group14-sha1, host key ssh-ed25519, cipher ");
