@@ -40,7 +40,7 @@ class Kvm2HostFetchEndToEndTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String KEY = "far";
     private static final String PATH = "/far.qcow2";
-    private static final String ALIAS = "egress-behind-jump";
+    private static final String ALIAS = StackJumpHost.ALIAS;
     private static final Duration STUCK_AFTER = Duration.ofMinutes(2);
 
     private final TestStack stack = TestStack.load();
@@ -67,19 +67,7 @@ class Kvm2HostFetchEndToEndTest {
         ImageServer server = server(InetAddress.getByName(stack.value("EGRESS_TEST_JUMP_LOCAL_ADDRESS")));
         byte[] image = entry.stackImage();
         server.serve(PATH, image);
-        Path sshConfig = Files.writeString(temp.resolve("ssh_config"), String.join("\n",
-                "Host egress-jump-host",
-                "  HostName " + stack.value("EGRESS_TEST_JUMP_HOST"),
-                "  Port " + stack.value("EGRESS_TEST_JUMP_SSH_PORT"),
-                "Host " + ALIAS,
-                "  HostName " + stack.value("EGRESS_TEST_BEHIND_JUMP_HOST"),
-                "  Port " + stack.value("EGRESS_TEST_BEHIND_JUMP_SSH_PORT"),
-                "  ProxyJump egress-jump-host",
-                "Host *",
-                "  User " + stack.value("EGRESS_TEST_SSH_USER"),
-                "  IdentityFile " + stack.value("EGRESS_TEST_SSH_KEY"),
-                "  UserKnownHostsFile " + stack.value("EGRESS_TEST_KNOWN_HOSTS"),
-                ""));
+        Path sshConfig = StackJumpHost.sshConfig(stack, temp.resolve("ssh_config"));
         KvmTestConfig config = hostFetched(entry.config().throughSshConfig(sshConfig, ALIAS), server, image);
         EgressctlProcess egressctl = entry.egressctl(config, temp);
 

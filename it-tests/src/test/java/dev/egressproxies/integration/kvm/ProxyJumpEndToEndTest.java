@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(NoKvmLeftovers.class)
 class ProxyJumpEndToEndTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String ALIAS = "egress-behind-jump";
+    private static final String ALIAS = StackJumpHost.ALIAS;
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(60);
 
     private final TestStack stack = TestStack.load();
@@ -55,19 +55,7 @@ class ProxyJumpEndToEndTest {
     @BeforeEach
     void configure() throws IOException {
         entry = Kvm2StackEntry.create("proxy-jump", temp.resolve("state"));
-        sshConfig = Files.writeString(temp.resolve("ssh_config"), String.join("\n",
-                "Host egress-jump-host",
-                "  HostName " + stack.value("EGRESS_TEST_JUMP_HOST"),
-                "  Port " + stack.value("EGRESS_TEST_JUMP_SSH_PORT"),
-                "Host " + ALIAS,
-                "  HostName " + stack.value("EGRESS_TEST_BEHIND_JUMP_HOST"),
-                "  Port " + stack.value("EGRESS_TEST_BEHIND_JUMP_SSH_PORT"),
-                "  ProxyJump egress-jump-host",
-                "Host *",
-                "  User " + stack.value("EGRESS_TEST_SSH_USER"),
-                "  IdentityFile " + stack.value("EGRESS_TEST_SSH_KEY"),
-                "  UserKnownHostsFile " + stack.value("EGRESS_TEST_KNOWN_HOSTS"),
-                ""));
+        sshConfig = StackJumpHost.sshConfig(stack, temp.resolve("ssh_config"));
     }
 
     @AfterEach
