@@ -78,11 +78,11 @@ public final class EtcdDesiredSet implements DesiredSource {
      */
     @Override
     public Loaded load() {
-        Instant at = clock.instant();
         Loaded last = lastLoaded;
         if (last != null && etcd.stat(key()).map(EtcdDesiredSet::revisionOf).orElse(NONE).equals(last.revision())) {
-            return new Loaded(last.state(), last.revision(), at);
+            return last;
         }
+        Instant at = clock.instant();
         Optional<Etcd.KeyValue> stored = etcd.get(key()).first();
         if (stored.isEmpty()) {
             return remember(new Loaded(new DesiredState(new LinkedHashSet<>(), List.of()), NONE, at));

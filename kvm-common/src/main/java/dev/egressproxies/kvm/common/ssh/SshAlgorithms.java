@@ -1,8 +1,10 @@
 package dev.egressproxies.kvm.common.ssh;
 
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
@@ -107,15 +109,17 @@ public record SshAlgorithms(List<String> keyExchanges, List<String> ciphers, Lis
      */
     public static SshAlgorithms fromOpenSshConfig(Function<String, String> values) {
         List<String> written = new ArrayList<>();
+        Map<Option, List<String>> resolved = new EnumMap<>(Option.class);
         for (Option option : Option.values()) {
             String value = option.valueIn(values);
             if (value != null) {
                 written.add(option.keyword + " " + value.strip());
+                resolved.put(option, resolve(option, value));
             }
         }
-        return new SshAlgorithms(resolve(Option.KEX_ALGORITHMS, values), resolve(Option.CIPHERS, values),
-                resolve(Option.MACS, values), resolve(Option.HOST_KEY_ALGORITHMS, values),
-                resolve(Option.PUBKEY_ACCEPTED_ALGORITHMS, values), String.join("; ", written));
+        return new SshAlgorithms(resolved.get(Option.KEX_ALGORITHMS), resolved.get(Option.CIPHERS),
+                resolved.get(Option.MACS), resolved.get(Option.HOST_KEY_ALGORITHMS),
+                resolved.get(Option.PUBKEY_ACCEPTED_ALGORITHMS), String.join("; ", written));
     }
 
     /** The ciphers every session starts with: MINA's defaults, AES-GCM first. */
@@ -168,11 +172,7 @@ public record SshAlgorithms(List<String> keyExchanges, List<String> ciphers, Lis
                 .toList();
     }
 
-    private static List<String> resolve(Option option, Function<String, String> values) {
-        String value = option.valueIn(values);
-        if (value == null) {
-            return null;
-        }
+    private static List<String> resolve(Option option, String value) {
         String spec = value.strip();
         char mode = spec.isEmpty() ? ' ' : spec.charAt(0);
         String list = "+-^".indexOf(mode) >= 0 ? spec.substring(1) : spec;
