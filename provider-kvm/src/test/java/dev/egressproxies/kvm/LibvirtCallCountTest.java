@@ -77,14 +77,17 @@ class LibvirtCallCountTest {
             Map<String, Integer> claimCalls = Map.of("lookupPool", 3, "createVolume", 1, "uploadVolume", 1,
                     "lookupVolume", 2, "downloadVolume", 1, "deleteVolume", 1);
             Map<String, Integer> expected = new HashMap<>(claimCalls);
+            // The name: its domain, and with none there, the overlay and seed a cut-off create may have left.
             expected.put("lookupDomain", 1);
+            expected.merge("lookupPool", 1, Integer::sum);
+            expected.merge("lookupVolume", 2, Integer::sum);
             System.out.printf("libvirt calls: the other host, also the claims host: %s%n", other.callCounts());
             assertThat(other.callCounts()).as("calls to the other host: the name, then the claim").isEqualTo(expected);
             other.resetCalls();
             measure(twoHosts, "create on one of two hosts, domain exists and runs", () -> twoHosts.create("proxy-1"),
                     3, 4);
             assertThat(other.totalCalls()).as("calls to the other host: the name, then the claim (no cordon check for"
-                    + " an instance that exists)").isEqualTo(1 + 7);
+                    + " an instance that exists)").isEqualTo(4 + 7);
         }
     }
 

@@ -34,7 +34,9 @@ class PreflightTest {
                 "machine types",
                 "image debian-12 at " + serverRoot(), "image alpine-raw at " + serverRoot(),
                 "unused base images in pool egress-test on host host-1", "fetch leases in pool egress-test on host host-1",
+                "instance volumes without their domain in pool egress-test on host host-1",
                 "unused base images in pool egress-test on host host-2", "fetch leases in pool egress-test on host host-2",
+                "instance volumes without their domain in pool egress-test on host host-2",
                 "name claims on claims host host-2", "cordoned hosts");
         assertThat(checks).allMatch(PreflightCheck::passed);
         assertThat(checks).noneMatch(PreflightCheck::warning);

@@ -44,6 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>a create SIGKILLed while it holds the name claim: {@code check} reports the claim stale,
  *       the next create of the name takes it over at once (its holder is known dead) and succeeds,
  *       and no claim is left;</li>
+ *   <li>the overlay and seed a create cut off on one host left: {@code check} warns of them, and a
+ *       create of the name on the other host removes them;</li>
  *   <li>the claims host's sshd killed: a create in the other zone is TRANSIENT naming the claims
  *       host, and nothing is made there;</li>
  *   <li>{@code apply} of six proxies without zone puts three on each host, the plan saying where
@@ -177,6 +179,36 @@ class Kvm2FleetEndToEndTest {
             report("SIGKILLed claim holder: the next create took its claim over and made %s, %.1f s after the kill",
                     qualified(HOST2, name), seconds(recovered - killedAt));
         }
+    }
+
+    @Test
+    void whatACutOffCreateLeftOnOneHostIsReportedAndRemovedWhenTheNameIsMadeOnTheOther() throws IOException {
+        EgressctlProcess egressctl = egressctl(config());
+        String name = entry + "-cut";
+        Virsh second = StackHypervisors.virsh(stack, HOST2);
+        String overlay = entry + "+" + name + ".qcow2";
+        String seed = entry + "+" + name + ".seed.iso";
+        // What a create killed after its disks and before its domain leaves behind (the claim it
+        // held is taken over at once, as aClaimOfAKilledCreateIsReportedStaleAndTakenOver shows).
+        second.virsh("vol-create-as", stack.pool(), overlay, "1M", "--format", "qcow2");
+        second.virsh("vol-create-as", stack.pool(), seed, "1M");
+        String strays = "instance volumes without their domain in pool " + stack.pool() + " on host " + HOST2;
+
+        JsonNode before = check(egressctl.run("check", entry, "-o", "json"), strays);
+        assertThat(before.get("warning").asBoolean()).as(before.toString()).isTrue();
+        assertThat(before.get("detail").asText()).contains("2 volumes", overlay, seed, "virsh vol-delete --pool "
+                + stack.pool());
+
+        EgressctlProcess.Result created = egressctl.run(create(name, HOST));
+        expectSuccess(created);
+        assertThat(created.err()).as(created.toString()).contains("removed volume " + overlay, "removed volume "
+                + seed, "cut off");
+        assertThat(hostsWithDomain(name)).containsExactly(HOST);
+        assertThat(second.volumesNamed(stack.pool(), entry + "+" + name + ".")).as("on " + HOST2).isEmpty();
+        JsonNode after = check(egressctl.run("check", entry, "-o", "json"), strays);
+        assertThat(after.get("warning").asBoolean()).as(after.toString()).isFalse();
+        report("a cut-off create's overlay and seed on %s: check warned, and the create on %s removed them",
+                HOST2, HOST);
     }
 
     @Test

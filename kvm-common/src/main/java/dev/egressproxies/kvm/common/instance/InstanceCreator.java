@@ -149,10 +149,21 @@ final class InstanceCreator<I extends ImageChoice> {
         }
     }
 
-    /** The ID of this entry's instance of {@code name} on {@code other}; TRANSIENT when the host cannot be read. */
+    /**
+     * The ID of this entry's instance of {@code name} on {@code other}; TRANSIENT when the host cannot
+     * be read. Where no domain has the name, what a cut-off create of it left there is removed.
+     */
     private Optional<String> holds(HostSettings other, String name, Call call) {
         try {
-            return hosts.call(other, call, libvirt -> thisEntrysDomain(libvirt, other, name));
+            return hosts.call(other, call, libvirt -> {
+                Optional<Domain> domain = LibvirtSteps.step("looking up domain " + name,
+                        () -> libvirt.lookupDomain(name));
+                if (domain.isEmpty()) {
+                    removeCutOffCreate(libvirt, other, name);
+                    return Optional.empty();
+                }
+                return thisEntrysDomain(libvirt, other, domain.get());
+            });
         } catch (ProviderException unreadable) {
             if (call.deadline().isExpired() || Thread.currentThread().isInterrupted()) {
                 throw unreadable;
@@ -164,15 +175,12 @@ final class InstanceCreator<I extends ImageChoice> {
         }
     }
 
-    /** The ID of this entry's domain of that name on {@code host}; unreadable metadata is not this entry's. */
-    private Optional<String> thisEntrysDomain(LibvirtHost libvirt, HostSettings host, String name) {
-        Optional<Domain> domain = LibvirtSteps.step("looking up domain " + name, () -> libvirt.lookupDomain(name));
-        if (domain.isEmpty()) {
-            return Optional.empty();
-        }
+    /** The ID of {@code domain} on {@code host} if this entry made it; unreadable metadata is not this entry's. */
+    private Optional<String> thisEntrysDomain(LibvirtHost libvirt, HostSettings host, Domain domain) {
+        String name = domain.name();
         Optional<InstanceMetadata> metadata;
         try {
-            metadata = InstanceInspector.metadataOf(libvirt, domain.get());
+            metadata = InstanceInspector.metadataOf(libvirt, domain);
         } catch (IllegalArgumentException unreadable) {
             LOG.warn("domain {} on host {} has egress-proxies metadata that cannot be read ({}); it is not counted as"
                     + " this entry's instance", name, host.name(), unreadable.getMessage());
@@ -180,6 +188,30 @@ final class InstanceCreator<I extends ImageChoice> {
         }
         return metadata.filter(ours -> ours.createdThrough(settings.entry()))
                 .map(ours -> new ProviderId(host.name(), name).toString());
+    }
+
+    /**
+     * Deletes the overlay and seed of {@code name} on a host where no domain has that name: a create
+     * killed before it defined the domain left them, and the caller holds the name's claim, so no
+     * create of it runs elsewhere. A host whose pool cannot be read keeps them, with a warning.
+     */
+    private void removeCutOffCreate(LibvirtHost libvirt, HostSettings host, String name) {
+        try {
+            Optional<StoragePool> pool = Pools.find(libvirt, host);
+            if (pool.isEmpty()) {
+                return;
+            }
+            for (String volume : List.of(overlayVolume(settings.entry(), name), seedVolume(settings.entry(), name))) {
+                if (Volumes.deleteIfPresent(libvirt, pool.get(), volume)) {
+                    LOG.warn("removed volume {} from storage pool {} on host {}: a create of {} in provider entry {}"
+                            + " was cut off there before it defined the domain", volume, host.pool(), host.name(),
+                            name, settings.entry());
+                }
+            }
+        } catch (LibvirtException unreadable) {
+            LOG.warn("could not look for what a cut-off create of {} left in storage pool {} on host {}: {}", name,
+                    host.pool(), host.name(), unreadable.getMessage());
+        }
     }
 
     /** What the first look at the host found: a domain that exists (and now runs), or the base's path. */

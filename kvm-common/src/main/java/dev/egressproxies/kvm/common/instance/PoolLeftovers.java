@@ -9,17 +9,21 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What base images leave in a host's pool for an operator, found without changing anything: bases
- * no overlay backs on (superseded bases stay for their VMs until {@code egressctl images prune}) and
- * leases; from the inventory of {@link BaseImages}.
+ * What a host's pool holds that nothing uses, for an operator, found without changing anything:
+ * bases no overlay backs on (superseded bases stay for their VMs until {@code egressctl images
+ * prune}) and leases, from the inventory of {@link BaseImages}; and overlays and seeds of this
+ * entry whose domain is not on the host, which a cut-off create leaves.
  */
 final class PoolLeftovers {
     private static final Logger LOG = LoggerFactory.getLogger(PoolLeftovers.class);
+    private static final Pattern INSTANCE_NAME = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
 
     private final String entry;
     private final BaseImages bases;
@@ -35,9 +39,9 @@ final class PoolLeftovers {
         List<PreflightCheck> checks = new ArrayList<>();
         for (HostSettings host : hosts) {
             String where = " in pool " + host.pool() + " on host " + host.name();
-            Optional<BaseImages.Inventory> inventory;
+            Optional<Found> found;
             try {
-                inventory = caller.call(host, call, libvirt -> inventory(libvirt, host, call));
+                found = caller.call(host, call, libvirt -> look(libvirt, host, call));
             } catch (ProviderException failure) {
                 // A warning only: what keeps the host from working fails its connection or pool check.
                 checks.add(PreflightCheck.warning("unused base images and fetch leases" + where,
@@ -45,9 +49,10 @@ final class PoolLeftovers {
                 continue;
             }
             // A missing or stopped pool is the pool check's to report.
-            inventory.ifPresent(found -> {
-                checks.add(unusedBasesCheck(found, "unused base images" + where));
-                checks.add(leasesCheck(host, found, "fetch leases" + where));
+            found.ifPresent(pool -> {
+                checks.add(unusedBasesCheck(pool.inventory(), "unused base images" + where));
+                checks.add(leasesCheck(host, pool.inventory(), "fetch leases" + where));
+                checks.add(strayCheck(host, pool.strays(), "instance volumes without their domain" + where));
             });
         }
         return checks;
@@ -65,13 +70,52 @@ final class PoolLeftovers {
         }
     }
 
-    private Optional<BaseImages.Inventory> inventory(LibvirtHost libvirt, HostSettings host, Call call) {
+    /** What one pool holds of bases, and the overlays and seeds of this entry with no domain of their name. */
+    private record Found(BaseImages.Inventory inventory, List<String> strays) {
+    }
+
+    private Optional<Found> look(LibvirtHost libvirt, HostSettings host, Call call) {
         Optional<StoragePool> pool = Pools.find(libvirt, host);
         if (pool.isEmpty() || !LibvirtSteps.step("reading storage pool " + host.pool(),
                 () -> libvirt.poolInfo(pool.get())).running()) {
             return Optional.empty();
         }
-        return Optional.of(bases.inventory(libvirt, pool.get(), host, call));
+        BaseImages.Inventory inventory = bases.inventory(libvirt, pool.get(), host, call);
+        Set<String> domains = LibvirtSteps.step("listing the domains", libvirt::listAllDomains).stream()
+                .map(LibvirtHost.Domain::name).collect(Collectors.toSet());
+        List<String> strays = LibvirtSteps.step("listing the volumes of storage pool " + host.pool(),
+                () -> libvirt.listVolumeNames(pool.get())).stream()
+                .filter(volume -> instanceOf(volume).filter(name -> !domains.contains(name)).isPresent())
+                .sorted().toList();
+        return Optional.of(new Found(inventory, strays));
+    }
+
+    /** The instance whose overlay or seed {@code volume} is, if it is one of this entry's. */
+    private Optional<String> instanceOf(String volume) {
+        String prefix = entry + "+";
+        if (!volume.startsWith(prefix)) {
+            return Optional.empty();
+        }
+        String rest = volume.substring(prefix.length());
+        for (String suffix : List.of(".qcow2", ".seed.iso")) {
+            // Bases of this entry carry dots in the middle; an instance name is a DNS label.
+            if (rest.endsWith(suffix) && INSTANCE_NAME.matcher(rest.substring(0, rest.length() - suffix.length()))
+                    .matches()) {
+                return Optional.of(rest.substring(0, rest.length() - suffix.length()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static PreflightCheck strayCheck(HostSettings host, List<String> strays, String name) {
+        if (strays.isEmpty()) {
+            return PreflightCheck.passed(name, "none: every overlay and seed of this entry has its domain");
+        }
+        return PreflightCheck.warning(name, strays.size() + " volumes have no domain of their instance's name on"
+                + " this host: " + String.join(", ", strays) + ". A create that was cut off (its process killed"
+                + " before it defined the domain) leaves them; the next create of that name reuses or removes"
+                + " them. If no create of it is running, free the space with 'virsh vol-delete --pool "
+                + host.pool() + " VOLUME' for each");
     }
 
     private PreflightCheck unusedBasesCheck(BaseImages.Inventory inventory, String name) {

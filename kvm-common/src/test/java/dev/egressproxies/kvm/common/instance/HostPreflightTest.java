@@ -36,7 +36,9 @@ class HostPreflightTest {
                 "hosts[1].cpuMode on host host-2", "hosts[1].uefiLoader on host host-2",
                 "machine types", "images",
                 "unused base images in pool egress-test on host host-1", "fetch leases in pool egress-test on host host-1",
+                "instance volumes without their domain in pool egress-test on host host-1",
                 "unused base images in pool egress-test on host host-2", "fetch leases in pool egress-test on host host-2",
+                "instance volumes without their domain in pool egress-test on host host-2",
                 "name claims on claims host host-1", "cordoned hosts");
         assertThat(checks).allMatch(PreflightCheck::passed);
         assertThat(checks).noneMatch(PreflightCheck::warning);

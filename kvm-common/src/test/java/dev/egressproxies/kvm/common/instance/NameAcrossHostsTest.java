@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A name is one instance per entry across its hosts: a create on one host asks the others first,
  * refuses a name this entry holds there, cannot proceed while one of them is unreadable, and in
- * either case changes nothing.
+ * either case changes nothing; what a create cut off on another host left of the name is removed.
  */
 class NameAcrossHostsTest {
     private final EngineFixture fixture = EngineFixture.hosts(2);
@@ -96,6 +96,47 @@ class NameAcrossHostsTest {
         assertThat(fixture.engine.create(request("proxy-1", "host-2"), Requests.deadline()))
                 .isEqualTo("host-2/proxy-1");
         assertThat(first.domainNames()).isEmpty();
+    }
+
+    @Test
+    void whatACutOffCreateLeftOnAnotherHostIsRemovedWhenTheNameIsCreatedElsewhere() {
+        second.putVolume(POOL, EngineFixture.overlay("proxy-1"), new byte[] {1});
+        second.putVolume(POOL, EngineFixture.seed("proxy-1"), new byte[] {2});
+        second.putVolume(POOL, EngineFixture.overlay("proxy-2"), new byte[] {3});
+
+        assertThat(fixture.engine.create(request("proxy-1", "host-1"), Requests.deadline()))
+                .isEqualTo("host-1/proxy-1");
+
+        assertThat(first.volumeNames(POOL)).contains(EngineFixture.overlay("proxy-1"), EngineFixture.seed("proxy-1"));
+        assertThat(second.volumeNames(POOL)).as("only the other name's overlay is left")
+                .containsExactly(EngineFixture.overlay("proxy-2"));
+    }
+
+    @Test
+    void aPlacedCreateLeavesTheNameOnOneHostOnlyWhereverACutOffCreateWas() {
+        fixture.cacheBaseImage();
+        second.putVolume(POOL, EngineFixture.overlay("proxy-1"), new byte[] {1});
+        second.putVolume(POOL, EngineFixture.seed("proxy-1"), new byte[] {2});
+
+        String id = fixture.engine.create(Requests.request("proxy-1", new Placement("", "small",
+                EngineFixture.IMAGE)), Requests.deadline());
+
+        FakeLibvirtHost holder = id.startsWith("host-1/") ? first : second;
+        FakeLibvirtHost other = holder == first ? second : first;
+        assertThat(holder.domainNames()).containsExactly("proxy-1");
+        assertThat(other.domainNames()).isEmpty();
+        assertThat(other.volumeNames(POOL)).doesNotContain(EngineFixture.overlay("proxy-1"),
+                EngineFixture.seed("proxy-1"));
+    }
+
+    @Test
+    void theVolumesOfANameAreKeptWhereADomainOfThatNameExistsThatIsNotThisEntrys() {
+        second.putDomain("proxy-1", DomainState.RUNNING, PlatformMetadata.of(OTHER_ENTRY, "uid-other"));
+        second.putVolume(POOL, EngineFixture.overlay("proxy-1"), new byte[] {1});
+
+        fixture.engine.create(request("proxy-1", "host-1"), Requests.deadline());
+
+        assertThat(second.volumeNames(POOL)).contains(EngineFixture.overlay("proxy-1"));
     }
 
     private static CreateRequest request(String name, String host) {

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What {@code check} reports of a pool's base images, changing nothing: bases no overlay backs on
- * and fetch leases left are warnings naming their {@code virsh vol-delete} commands, never failures;
+ * What {@code check} reports of a pool's base images, changing nothing: bases no overlay backs on,
+ * fetch leases left and overlays or seeds without their domain are warnings naming their
+ * {@code virsh vol-delete} commands, never failures;
  * bases an overlay backs on and other backends' volumes are not reported. Delete leaves leases
  * alone (it only logs them).
  */
@@ -25,6 +26,7 @@ class PoolLeftoversTest {
     private static final String UNUSED = "old.base.qcow2";
     private static final String UNUSED_CHECK = "unused base images in pool egress-test on host host-1";
     private static final String LEASES_CHECK = "fetch leases in pool egress-test on host host-1";
+    private static final String STRAYS_CHECK = "instance volumes without their domain in pool egress-test on host host-1";
     private static final LeaseHolder ELSEWHERE = new LeaseHolder("other-machine", "boot-1", 4242, 1000);
 
     private final EngineFixture fixture = EngineFixture.oneHost();
@@ -87,6 +89,37 @@ class PoolLeftoversTest {
                 UNUSED + ".lease is held by process 4242 on other-machine until",
                 "'virsh vol-delete --pool egress-test " + UNUSED + ".lease'")
                 .doesNotContain("kvm2-test+");
+    }
+
+    @Test
+    void overlaysAndSeedsWithoutTheirDomainAreAWarningNamingThemAndTheCommand() {
+        fixture.cacheBaseImage();
+        fixture.create("proxy-1");
+        host.putVolume(POOL, EngineFixture.overlay("proxy-2"), IMAGE_BYTES);
+        host.putVolume(POOL, EngineFixture.seed("proxy-3"), new byte[] {1});
+        host.putVolume(POOL, "other-entry+proxy-4.qcow2", IMAGE_BYTES);
+        host.putVolume(POOL, "kvm-test+debian-12.0123456789abcdef.base.qcow2", IMAGE_BYTES);
+        List<String> before = host.volumeNames(POOL);
+
+        PreflightCheck strays = check(STRAYS_CHECK);
+
+        assertThat(strays.passed()).isTrue();
+        assertThat(strays.warning()).isTrue();
+        assertThat(strays.detail()).contains("2 volumes have no domain", EngineFixture.overlay("proxy-2") + ", "
+                        + EngineFixture.seed("proxy-3"), "cut off", "'virsh vol-delete --pool egress-test VOLUME'")
+                .doesNotContain("proxy-1", "proxy-4", "base.qcow2");
+        assertThat(host.volumeNames(POOL)).as("nothing removed").isEqualTo(before);
+    }
+
+    @Test
+    void everyOverlayWithItsDomainPassesWithoutWarning() {
+        fixture.cacheBaseImage();
+        fixture.create("proxy-1");
+
+        PreflightCheck strays = check(STRAYS_CHECK);
+
+        assertThat(strays.warning()).isFalse();
+        assertThat(strays.detail()).isEqualTo("none: every overlay and seed of this entry has its domain");
     }
 
     @Test
