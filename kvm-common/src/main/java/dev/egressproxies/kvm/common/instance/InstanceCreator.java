@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +36,7 @@ import org.slf4j.LoggerFactory;
  */
 final class InstanceCreator<I extends ImageChoice> {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceCreator.class);
+    private static final Pattern INSTANCE_NAME = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
 
     /** The longest pause between two looks at a prune's lease on the base of a new overlay. */
     private static final Duration LEASE_WAIT_MAX_STEP = Duration.ofSeconds(1);
@@ -67,6 +69,23 @@ final class InstanceCreator<I extends ImageChoice> {
 
     static String seedVolume(String entry, String name) {
         return entry + "+" + name + ".seed.iso";
+    }
+
+    /** The instance whose overlay or seed {@code volume} is, if it is one of {@code entry}'s. */
+    static Optional<String> instanceOfVolume(String entry, String volume) {
+        String prefix = entry + "+";
+        if (!volume.startsWith(prefix)) {
+            return Optional.empty();
+        }
+        String rest = volume.substring(prefix.length());
+        for (String suffix : List.of(".qcow2", ".seed.iso")) {
+            String name = rest.substring(0, Math.max(0, rest.length() - suffix.length()));
+            // The entry's bases carry dots before .qcow2; an instance name is a DNS label.
+            if (rest.endsWith(suffix) && INSTANCE_NAME.matcher(name).matches()) {
+                return Optional.of(name);
+            }
+        }
+        return Optional.empty();
     }
 
     /** Creates the instance of a resolved request, under the lock and claim of its name; returns the provider ID. */

@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +22,6 @@ import org.slf4j.LoggerFactory;
  */
 final class PoolLeftovers {
     private static final Logger LOG = LoggerFactory.getLogger(PoolLeftovers.class);
-    private static final Pattern INSTANCE_NAME = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
 
     private final String entry;
     private final BaseImages bases;
@@ -85,26 +83,9 @@ final class PoolLeftovers {
                 .map(LibvirtHost.Domain::name).collect(Collectors.toSet());
         List<String> strays = LibvirtSteps.step("listing the volumes of storage pool " + host.pool(),
                 () -> libvirt.listVolumeNames(pool.get())).stream()
-                .filter(volume -> instanceOf(volume).filter(name -> !domains.contains(name)).isPresent())
+                .filter(volume -> InstanceCreator.instanceOfVolume(entry, volume).filter(name -> !domains.contains(name)).isPresent())
                 .sorted().toList();
         return Optional.of(new Found(inventory, strays));
-    }
-
-    /** The instance whose overlay or seed {@code volume} is, if it is one of this entry's. */
-    private Optional<String> instanceOf(String volume) {
-        String prefix = entry + "+";
-        if (!volume.startsWith(prefix)) {
-            return Optional.empty();
-        }
-        String rest = volume.substring(prefix.length());
-        for (String suffix : List.of(".qcow2", ".seed.iso")) {
-            // Bases of this entry carry dots in the middle; an instance name is a DNS label.
-            if (rest.endsWith(suffix) && INSTANCE_NAME.matcher(rest.substring(0, rest.length() - suffix.length()))
-                    .matches()) {
-                return Optional.of(rest.substring(0, rest.length() - suffix.length()));
-            }
-        }
-        return Optional.empty();
     }
 
     private static PreflightCheck strayCheck(HostSettings host, List<String> strays, String name) {
