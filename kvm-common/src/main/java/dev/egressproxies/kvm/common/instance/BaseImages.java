@@ -25,6 +25,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -195,7 +196,8 @@ final class BaseImages {
                     .findFirst().orElseGet(() -> readLease(libvirt, pool, name)));
         }
         bases.sort(Comparator.comparing(Base::name));
-        return new Inventory(List.copyOf(bases), List.copyOf(found));
+        return new Inventory(List.copyOf(bases), List.copyOf(found), List.copyOf(names),
+                domains.stream().map(Domain::name).collect(Collectors.toUnmodifiableSet()));
     }
 
     private LeaseFound readLease(LibvirtHost libvirt, StoragePool pool, String name) {
@@ -252,8 +254,11 @@ final class BaseImages {
     private record Described(String name, String path, VolumeXml.Description description) {
     }
 
-    /** What a pool holds of bases: each with its users, and every fetch lease of this backend's bases. */
-    record Inventory(List<Base> bases, List<LeaseFound> leases) {
+    /**
+     * What a pool holds of bases: each with its users, and every fetch lease of this backend's bases;
+     * with the pool's volume names and the host's domain names it was read from.
+     */
+    record Inventory(List<Base> bases, List<LeaseFound> leases, List<String> volumes, Set<String> domains) {
         List<Base> unused() {
             return bases.stream().filter(base -> base.users().isEmpty()).toList();
         }

@@ -37,6 +37,8 @@ import org.slf4j.LoggerFactory;
 final class InstanceCreator<I extends ImageChoice> {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceCreator.class);
     private static final Pattern INSTANCE_NAME = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
+    private static final String OVERLAY_SUFFIX = ".qcow2";
+    private static final String SEED_SUFFIX = ".seed.iso";
 
     /** The longest pause between two looks at a prune's lease on the base of a new overlay. */
     private static final Duration LEASE_WAIT_MAX_STEP = Duration.ofSeconds(1);
@@ -64,11 +66,11 @@ final class InstanceCreator<I extends ImageChoice> {
 
     /** Entries share pools, so volume names hold the entry's name and the instance's. */
     static String overlayVolume(String entry, String name) {
-        return entry + "+" + name + ".qcow2";
+        return entry + "+" + name + OVERLAY_SUFFIX;
     }
 
     static String seedVolume(String entry, String name) {
-        return entry + "+" + name + ".seed.iso";
+        return entry + "+" + name + SEED_SUFFIX;
     }
 
     /** The instance whose overlay or seed {@code volume} is, if it is one of {@code entry}'s. */
@@ -78,14 +80,25 @@ final class InstanceCreator<I extends ImageChoice> {
             return Optional.empty();
         }
         String rest = volume.substring(prefix.length());
-        for (String suffix : List.of(".qcow2", ".seed.iso")) {
-            String name = rest.substring(0, Math.max(0, rest.length() - suffix.length()));
-            // The entry's bases carry dots before .qcow2; an instance name is a DNS label.
-            if (rest.endsWith(suffix) && INSTANCE_NAME.matcher(name).matches()) {
-                return Optional.of(name);
+        for (String suffix : List.of(OVERLAY_SUFFIX, SEED_SUFFIX)) {
+            if (rest.endsWith(suffix)) {
+                String name = rest.substring(0, rest.length() - suffix.length());
+                // The entry's bases carry dots before .qcow2; an instance name is a DNS label.
+                return INSTANCE_NAME.matcher(name).matches() ? Optional.of(name) : Optional.empty();
             }
         }
         return Optional.empty();
+    }
+
+    /** Deletes the overlay and seed of instance {@code name} where the pool has them; returns those it deleted. */
+    static List<String> deleteInstanceVolumes(LibvirtHost libvirt, StoragePool pool, String entry, String name) {
+        List<String> deleted = new ArrayList<>();
+        for (String volume : List.of(overlayVolume(entry, name), seedVolume(entry, name))) {
+            if (Volumes.deleteIfPresent(libvirt, pool, volume)) {
+                deleted.add(volume);
+            }
+        }
+        return deleted;
     }
 
     /** Creates the instance of a resolved request, under the lock and claim of its name; returns the provider ID. */
@@ -220,12 +233,10 @@ final class InstanceCreator<I extends ImageChoice> {
             if (pool.isEmpty()) {
                 return;
             }
-            for (String volume : List.of(overlayVolume(settings.entry(), name), seedVolume(settings.entry(), name))) {
-                if (Volumes.deleteIfPresent(libvirt, pool.get(), volume)) {
-                    LOG.warn("removed volume {} from storage pool {} on host {}: a create of {} in provider entry {}"
-                            + " was cut off there before it defined the domain", volume, host.pool(), host.name(),
-                            name, settings.entry());
-                }
+            for (String volume : deleteInstanceVolumes(libvirt, pool.get(), settings.entry(), name)) {
+                LOG.warn("removed volume {} from storage pool {} on host {}: a create of {} in provider entry {}"
+                        + " was cut off there before it defined the domain", volume, host.pool(), host.name(), name,
+                        settings.entry());
             }
         } catch (LibvirtException unreadable) {
             LOG.warn("could not look for what a cut-off create of {} left in storage pool {} on host {}: {}", name,
@@ -305,8 +316,7 @@ final class InstanceCreator<I extends ImageChoice> {
             if (domain != null) {
                 LibvirtSteps.run("undefining domain " + name, () -> libvirt.undefineDomain(domain));
             }
-            Volumes.deleteIfPresent(libvirt, pool, overlayVolume(settings.entry(), name));
-            Volumes.deleteIfPresent(libvirt, pool, seedVolume(settings.entry(), name));
+            deleteInstanceVolumes(libvirt, pool, settings.entry(), name);
             return "; nothing of instance " + name + " was left on the host";
         } catch (RuntimeException cleanup) {
             failure.addSuppressed(cleanup);

@@ -392,8 +392,7 @@ public abstract class InstanceEngine<I extends ImageChoice> implements Provider 
                     host.pool(), host.name(), name);
             return;
         }
-        Volumes.deleteIfPresent(libvirt, pool.get(), InstanceCreator.overlayVolume(entry(), name));
-        Volumes.deleteIfPresent(libvirt, pool.get(), InstanceCreator.seedVolume(entry(), name));
+        InstanceCreator.deleteInstanceVolumes(libvirt, pool.get(), entry(), name);
         try {
             leftovers.warnAboutLeases(libvirt, pool.get(), host);
         } catch (LibvirtException unlisted) {

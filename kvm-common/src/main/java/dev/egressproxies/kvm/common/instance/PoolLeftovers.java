@@ -9,7 +9,6 @@ import dev.egressproxies.kvm.common.libvirt.LibvirtHost;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,9 +36,9 @@ final class PoolLeftovers {
         List<PreflightCheck> checks = new ArrayList<>();
         for (HostSettings host : hosts) {
             String where = " in pool " + host.pool() + " on host " + host.name();
-            Optional<Found> found;
+            Optional<BaseImages.Inventory> inventory;
             try {
-                found = caller.call(host, call, libvirt -> look(libvirt, host, call));
+                inventory = caller.call(host, call, libvirt -> inventory(libvirt, host, call));
             } catch (ProviderException failure) {
                 // A warning only: what keeps the host from working fails its connection or pool check.
                 checks.add(PreflightCheck.warning("unused base images and fetch leases" + where,
@@ -47,10 +46,10 @@ final class PoolLeftovers {
                 continue;
             }
             // A missing or stopped pool is the pool check's to report.
-            found.ifPresent(pool -> {
-                checks.add(unusedBasesCheck(pool.inventory(), "unused base images" + where));
-                checks.add(leasesCheck(host, pool.inventory(), "fetch leases" + where));
-                checks.add(strayCheck(host, pool.strays(), "instance volumes without their domain" + where));
+            inventory.ifPresent(found -> {
+                checks.add(unusedBasesCheck(found, "unused base images" + where));
+                checks.add(leasesCheck(host, found, "fetch leases" + where));
+                checks.add(strayCheck(host, found, "instance volumes without their domain" + where));
             });
         }
         return checks;
@@ -68,27 +67,19 @@ final class PoolLeftovers {
         }
     }
 
-    /** What one pool holds of bases, and the overlays and seeds of this entry with no domain of their name. */
-    private record Found(BaseImages.Inventory inventory, List<String> strays) {
-    }
-
-    private Optional<Found> look(LibvirtHost libvirt, HostSettings host, Call call) {
+    private Optional<BaseImages.Inventory> inventory(LibvirtHost libvirt, HostSettings host, Call call) {
         Optional<StoragePool> pool = Pools.find(libvirt, host);
         if (pool.isEmpty() || !LibvirtSteps.step("reading storage pool " + host.pool(),
                 () -> libvirt.poolInfo(pool.get())).running()) {
             return Optional.empty();
         }
-        BaseImages.Inventory inventory = bases.inventory(libvirt, pool.get(), host, call);
-        Set<String> domains = LibvirtSteps.step("listing the domains", libvirt::listAllDomains).stream()
-                .map(LibvirtHost.Domain::name).collect(Collectors.toSet());
-        List<String> strays = LibvirtSteps.step("listing the volumes of storage pool " + host.pool(),
-                () -> libvirt.listVolumeNames(pool.get())).stream()
-                .filter(volume -> InstanceCreator.instanceOfVolume(entry, volume).filter(name -> !domains.contains(name)).isPresent())
-                .sorted().toList();
-        return Optional.of(new Found(inventory, strays));
+        return Optional.of(bases.inventory(libvirt, pool.get(), host, call));
     }
 
-    private static PreflightCheck strayCheck(HostSettings host, List<String> strays, String name) {
+    /** This entry's overlays and seeds whose instance has no domain on the host. */
+    private PreflightCheck strayCheck(HostSettings host, BaseImages.Inventory inventory, String name) {
+        List<String> strays = inventory.volumes().stream().filter(volume -> InstanceCreator.instanceOfVolume(entry,
+                volume).filter(instance -> !inventory.domains().contains(instance)).isPresent()).sorted().toList();
         if (strays.isEmpty()) {
             return PreflightCheck.passed(name, "none: every overlay and seed of this entry has its domain");
         }
